@@ -1,0 +1,33 @@
+/* The per-file driver: source bytes in, diagnostics out (parse, lower, analyse, run rules, noqa). */
+#ifndef GL_ENGINE_H
+#define GL_ENGINE_H
+
+#include "base/arena.h"
+#include "base/diag.h"
+#include "engine/rules.h"
+
+typedef enum SourceLang { LANG_PYTHON, LANG_CXX } SourceLang;
+
+typedef struct LintOptions {
+    RuleSet rules;       /* enabled rules */
+    bool trace;          /* attach dataflow traces to findings */
+    uint32_t max_bytes;  /* files larger than this are skipped with a note (0 = default 8 MiB) */
+} LintOptions;
+
+/* Everything one file's lint produced. Owns its memory: free with lint_result_free. */
+typedef struct LintResult {
+    Arena arena;          /* diagnostics, messages, fixes live here */
+    DiagList diags;       /* sorted by position, suppressions applied */
+    const char *notes;    /* tool notes about this file ("syntax error at 3:5: linted around it"), or NULL */
+    bool syntax_error;
+    bool skipped;         /* too large / binary */
+} LintResult;
+
+void lint_options_default(LintOptions *o); /* every rule on */
+/* Lints src[0..len) as the file at path. Returns 0, or a negative error code on a tool failure
+ * (never for broken user code: that becomes notes/diagnostics). */
+int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                LintResult *out);
+void lint_result_free(LintResult *r);
+
+#endif
