@@ -1,6 +1,6 @@
 /* The swappable allocator behind gl_malloc and friends, and the assertion handler. */
 #include <stdio.h>
-#include "base/base.h"
+#include "base/array.h"
 
 static GlAllocator current = {malloc, realloc, free};
 
