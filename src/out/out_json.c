@@ -1,0 +1,119 @@
+/* ruff-compatible JSON output (an array of findings, or --statistics rows), built with jansson. */
+#include <jansson.h>
+#include "base/strbuf.h"
+#include "out/out.h"
+
+/* A JSON string from any bytes: jansson refuses invalid UTF-8, so it is replaced by U+FFFD first. */
+static json_t *json__str(const char *s)
+{
+    if (!s) return json_null();
+    char *clean = out_utf8_sanitize(s, strlen(s));
+    json_t *j = json_string(clean);
+    gl_free(clean);
+    return NEVER(!j) ? json_string("\xEF\xBF\xBD") : j;
+}
+
+static json_t *json__pos(OutPos p)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "row", json_integer(p.row));
+    json_object_set_new(o, "column", json_integer(p.col));
+    return o;
+}
+
+/* Position of an edit's offset: edits carry no rows, so the file's line index gives them. */
+static OutPos json__offset_pos(const OutFile *f, LineIndex *li, uint32_t off)
+{
+    if (!f->src) return (OutPos){1, off + 1};
+    if (!li->starts) lineindex_build(li, f->src, f->len);
+    if (off > f->len) off = (uint32_t)f->len;
+    uint32_t row = lineindex_line_of(li, off);
+    return out_pos(f->src, f->len, row, off, off - li->starts[row]);
+}
+
+static json_t *json__fix(const OutFile *f, LineIndex *li, const Fix *fix)
+{
+    if (!fix) return json_null();
+    json_t *o = json_object(), *edits = json_array();
+    json_object_set_new(o, "applicability", json_string(fix->safety == FIX_SAFE ? "safe" : "unsafe"));
+    json_object_set_new(o, "message", json__str(fix->message));
+    for (uint32_t i = 0; i < fix->n_edits; i++) {
+        const Edit *e = &fix->edits[i];
+        json_t *ej = json_object();
+        json_object_set_new(ej, "content", json__str(e->text ? e->text : ""));
+        json_object_set_new(ej, "location", json__pos(json__offset_pos(f, li, e->start)));
+        json_object_set_new(ej, "end_location", json__pos(json__offset_pos(f, li, e->end)));
+        json_array_append_new(edits, ej);
+    }
+    json_object_set_new(o, "edits", edits);
+    return o;
+}
+
+static json_t *json__diag(const OutFile *f, LineIndex *li, const Diag *d)
+{
+    const RuleInfo *ri = out_rule(d->rule);
+    OutPos start = out_span_start(f, &d->span);
+    json_t *o = json_object();
+    json_object_set_new(o, "code", json_string(ri->code));
+    json_object_set_new(o, "message", json__str(d->message ? d->message : ""));
+    json_object_set_new(o, "filename", json__str(f->path));
+    json_object_set_new(o, "location", json__pos(start));
+    json_object_set_new(o, "end_location", json__pos(out_span_end(f, &d->span)));
+    json_object_set_new(o, "fix", json__fix(f, li, d->fix));
+    json_object_set_new(o, "url", json__str(ri->id < RULE_COUNT ? rule_url(ri->id) : NULL));
+    /* A `# noqa` for the finding goes on its first line (the engine's suppressions read it there). */
+    json_object_set_new(o, "noqa_row", json_integer(start.row));
+    json_object_set_new(o, "severity", json_string(out_severity_name(d->severity)));
+    json_object_set_new(o, "growth", d->growth == GROWTH_DEVICE ? json_string("device")
+                                     : d->growth == GROWTH_HOST ? json_string("host")
+                                                                : json_null());
+    json_t *rel = json_array();
+    for (uint32_t i = 0; i < d->n_related; i++) {
+        const Related *r = &d->related[i];
+        json_t *rj = json_object();
+        json_object_set_new(rj, "message", json__str(r->message ? r->message : ""));
+        json_object_set_new(rj, "location", json__pos(out_span_start(f, &r->span)));
+        json_object_set_new(rj, "end_location", json__pos(out_span_end(f, &r->span)));
+        json_array_append_new(rel, rj);
+    }
+    json_object_set_new(o, "related", rel);
+    return o;
+}
+
+static json_t *json__statistics(const OutFile *files, uint32_t n)
+{
+    OutStat rows[RULE_COUNT + 1];
+    uint32_t k = out_statistics_rows(files, n, rows);
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < k; i++) {
+        const RuleInfo *ri = out_rule(rows[i].rule);
+        json_t *o = json_object();
+        json_object_set_new(o, "code", json_string(ri->code));
+        json_object_set_new(o, "name", json_string(ri->name));
+        json_object_set_new(o, "count", json_integer(rows[i].count));
+        json_object_set_new(o, "fixable", json_boolean(rows[i].fixable));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+int out_json_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions *o)
+{
+    json_t *arr;
+    if (o->statistics) {
+        arr = json__statistics(files, n);
+    } else {
+        arr = json_array();
+        for (uint32_t i = 0; i < n; i++) {
+            LineIndex li = {NULL, 0};
+            for (uint32_t j = 0; j < files[i].n_diags; j++)
+                json_array_append_new(arr, json__diag(&files[i], &li, &files[i].diags[j]));
+            if (li.starts) lineindex_free(&li);
+        }
+    }
+    int rc = json_dumpf(arr, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(arr);
+    if (rc != 0) return -1;
+    fputc('\n', fp);
+    return 0;
+}
