@@ -1,0 +1,56 @@
+/* GL107 no-grad-not-entered: a grad-mode context manager called as a bare statement.
+ *
+ * ## What it does
+ * Flags `torch.no_grad()`, `torch.inference_mode()` and `torch.enable_grad()` written as a
+ * statement on their own instead of as the expression of a `with` block or a decorator.
+ *
+ * ## Why is this bad?
+ * These are context managers. Calling one creates the object and throws it away: grad mode does
+ * not change, so the code that follows still records an autograd graph. In an evaluation or
+ * sampling loop that graph is kept alive by whatever holds the outputs, and memory grows every
+ * iteration. (`torch.set_grad_enabled(False)` is different: it is also a function and works as a
+ * statement, so it is not flagged.)
+ *
+ * ## Example
+ * ```python
+ * torch.no_grad()
+ * for x, y in val_loader:
+ *     val_loss += criterion(model(x), y)
+ * ```
+ *
+ * Use instead:
+ * ```python
+ * with torch.no_grad():
+ *     for x, y in val_loader:
+ *         val_loss += criterion(model(x), y)
+ * ```
+ *
+ * ## Fix safety
+ * No automatic fix: the statements that should run under the context have to be chosen by hand.
+ *
+ * ## References
+ * - https://pytorch.org/docs/stable/generated/torch.no_grad.html
+ * - https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation
+ */
+#include "engine/rule_ctx.h"
+
+void rule_GL107(RuleCtx *c)
+{
+    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
+        const IrFunc *f = c->m->funcs.items[fi];
+        for (uint32_t i = 0; i < f->ops.len; i++) {
+            const IrOp *o = &f->ops.items[i];
+            if (o->kind != IR_CALL || !(o->flags & IR_F_STMT) || !o->qual) continue;
+            const char *q = o->qual;
+            const char *what = NULL;
+            if (!strcmp(q, "torch.no_grad") || !strcmp(q, "torch.autograd.no_grad")) what = "torch.no_grad()";
+            else if (!strcmp(q, "torch.inference_mode")) what = "torch.inference_mode()";
+            else if (!strcmp(q, "torch.enable_grad") || !strcmp(q, "torch.autograd.enable_grad")) what = "torch.enable_grad()";
+            if (!what) continue;
+            Diag *d = rule_report(c, o->span, SEV_ERROR,
+                                  "`%s` is called as a statement and has no effect: grad mode is unchanged, "
+                                  "so the code after it still builds an autograd graph", what);
+            rule_hint(c, d, "Use it as a context manager: `with %s:` around the code it should cover", what);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+/* GL201 tensor-move-discarded: a tensor conversion called as a statement.
+ *
+ * ## What it does
+ * Flags `x.cuda()`, `x.to(device)`, `x.cpu()`, `x.half()`, `x.float()`, `x.double()`,
+ * `x.bfloat16()` and `x.type(...)` used as a statement when `x` is a tensor (a batch from a data
+ * loader, a torch factory result, a model output). Modules are not flagged: `model.cuda()` and
+ * `model.to(device)` convert a module in place.
+ *
+ * ## Why is this bad?
+ * Tensor conversions return a NEW tensor and leave the original untouched. The result is thrown
+ * away, so the code goes on using the CPU (or old-dtype) tensor: a device mismatch error at best,
+ * silent CPU work at worst.
+ *
+ * ## Example
+ * ```python
+ * for x_batch, y_batch in dataloader:
+ *     x_batch.cuda()
+ *     y_batch.cuda()
+ * ```
+ *
+ * Use instead:
+ * ```python
+ * for x_batch, y_batch in dataloader:
+ *     x_batch = x_batch.cuda()
+ *     y_batch = y_batch.cuda()
+ * ```
+ *
+ * ## Fix safety
+ * Assigning the result back (`x = x.cuda()`) is safe when `x` is a plain name or attribute: it is
+ * what the code meant, and other references to the old tensor keep it.
+ *
+ * ## References
+ * - https://pytorch.org/docs/stable/generated/torch.Tensor.to.html
+ * - https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to
+ */
+#include "engine/rule_ctx.h"
+
+static bool is_move(const char *m)
+{
+    static const char *const names[] = {"cuda", "to", "cpu", "half", "float", "double", "bfloat16", "type"};
+    for (size_t i = 0; i < ARRAY_LEN(names); i++)
+        if (!strcmp(m, names[i])) return true;
+    return false;
+}
+
+void rule_GL201(RuleCtx *c)
+{
+    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
+        const IrFunc *f = c->m->funcs.items[fi];
+        const FuncFacts *ff = &c->fx->funcs[fi];
+        for (uint32_t i = 0; i < f->ops.len; i++) {
+            const IrOp *o = &f->ops.items[i];
+            if (o->kind != IR_CALL || !(o->flags & IR_F_STMT) || !ff->reached[i]) continue;
+            const char *m = df_method_name(f, i);
+            uint32_t recv = df_receiver(f, i);
+            if (!m || !is_move(m) || recv == IR_NONE) continue;
+            if (!strcmp(m, "type") && o->nargs == 0) continue; /* x.type() returns the type name */
+            const AVal *rv = &ff->val[recv];
+            /* only tensors: modules convert in place; unknown objects are given the benefit */
+            bool tensor = rv->kind == VK_TENSOR || (rv->grad >= G_POST && rv->kind == VK_UNKNOWN);
+            if (!tensor || (rv->flags & VF_MAYBE_MODULE)) continue;
+            const char *rt = ir_span_text(c->m, f->ops.items[recv].span, c->arena);
+            const char *call = ir_span_text(c->m, o->span, c->arena);
+            Diag *d = rule_report(c, o->span, SEV_ERROR,
+                                  "`%s` returns a new tensor and the result is discarded: `%s` is not moved or "
+                                  "converted in place (only modules are)", call, rt);
+            rule_hint(c, d, "Assign the result: `%s = %s`", rt, call);
+            const IrOp *ro = &f->ops.items[recv];
+            if ((ro->kind == IR_LOAD || ro->kind == IR_ATTR) && o->span.row == o->span.end_row)
+                rule_fix(c, d, FIX_SAFE, arena_printf(c->arena, "Assign the result to `%s`", rt), o->span.start,
+                         o->span.start, arena_printf(c->arena, "%s = ", rt));
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/* GL901 unused-noqa: a `# noqa` comment that suppresses nothing.
+ *
+ * ## What it does
+ * Flags `# noqa` and `# noqa: GL101` comments on lines where no finding (of the named codes) is
+ * reported. Codes of rules that did not run (deselected) are not reported.
+ *
+ * ## Why is this bad?
+ * A stale suppression hides the next real finding on that line, and tells readers a hazard is
+ * there when it is not.
+ *
+ * ## Example
+ * ```python
+ * total += loss.item()  # noqa: GL101
+ * ```
+ *
+ * Use instead:
+ * ```python
+ * total += loss.item()
+ * ```
+ *
+ * ## Fix safety
+ * Removing the comment is safe.
+ *
+ * ## References
+ * - https://docs.astral.sh/ruff/rules/unused-noqa/
+ */
+#include "engine/rule_ctx.h"
+
+/* GL901 is computed by the suppression pass (src/engine/suppress.c), after every other rule. */
+void rule_GL901(RuleCtx *c) { GL_UNUSED(c); }

@@ -1,0 +1,148 @@
+/* Collects the files to lint: walks directories without following symlinked directories,
+ * skipping VCS/virtualenv/build folders and what the root .gitignore names. */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include "base/strbuf.h"
+#include "cli/walk.h"
+
+static const char *const skip_dirs[] = {
+    ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".env", "env", ".tox", ".nox",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradleak_cache", "build", "dist", "site-packages",
+    ".eggs", "_build",
+};
+
+static bool walk__skip_dir(const char *name)
+{
+    for (size_t i = 0; i < ARRAY_LEN(skip_dirs); i++)
+        if (!strcmp(name, skip_dirs[i])) return true;
+    return false;
+}
+
+static bool walk__lintable(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 3 && !strcmp(name + n - 3, ".py")) || (n > 4 && !strcmp(name + n - 4, ".pyi"));
+}
+
+void walk_ignore_load(WalkIgnore *ig, const char *root)
+{
+    array_init(&ig->patterns);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/.gitignore", root);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ')) line[--n] = 0;
+        if (!n || line[0] == '#' || line[0] == '!') continue; /* negations: not supported, ignored */
+        if (line[n - 1] == '/') line[--n] = 0;
+        if (!n) continue;
+        array_push(&ig->patterns, gl_strdup(line[0] == '/' ? line + 1 : line));
+    }
+    fclose(f);
+}
+
+void walk_ignore_free(WalkIgnore *ig)
+{
+    for (uint32_t i = 0; i < ig->patterns.len; i++) gl_free(ig->patterns.items[i]);
+    array_free(&ig->patterns);
+}
+
+static bool walk__ignored(const WalkIgnore *ig, const char *rel, const char *name)
+{
+    for (uint32_t i = 0; i < ig->patterns.len; i++) {
+        const char *p = ig->patterns.items[i];
+        if (strchr(p, '/') ? fnmatch(p, rel, FNM_PATHNAME) == 0 : fnmatch(p, name, 0) == 0) return true;
+    }
+    return false;
+}
+
+/* Iterative: a stack of directories to visit. */
+int walk_paths(const char *const *paths, int n, const WalkIgnore *ig, WalkList *out, WalkErrFn on_err, void *ctx)
+{
+    Array(char *) stack;
+    array_init(&stack);
+    int errors = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            on_err(ctx, paths[i], strerror(errno));
+            errors++;
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            array_push(&stack, gl_strdup(paths[i]));
+        } else {
+            WalkFile wf = {gl_strdup(paths[i]), true};
+            array_push(out, wf);
+        }
+        while (stack.len) {
+            char *dir = array_pop(&stack);
+            DIR *d = opendir(dir);
+            if (!d) {
+                on_err(ctx, dir, strerror(errno));
+                errors++;
+                gl_free(dir);
+                continue;
+            }
+            struct dirent *e;
+            while ((e = readdir(d))) {
+                if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]))) continue;
+                StrBuf p;
+                sb_init(&p);
+                if (!strcmp(dir, ".")) sb_puts(&p, e->d_name);
+                else sb_printf(&p, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
+                struct stat es;
+                bool is_link = lstat(p.data, &es) == 0 && S_ISLNK(es.st_mode);
+                if (is_link && stat(p.data, &es) != 0) { sb_free(&p); continue; } /* dangling */
+                if (lstat(p.data, &es) != 0 && !is_link) { sb_free(&p); continue; }
+                if (is_link) stat(p.data, &es);
+                if (S_ISDIR(es.st_mode)) {
+                    if (is_link || walk__skip_dir(e->d_name) || walk__ignored(ig, p.data, e->d_name)) {
+                        sb_free(&p);
+                        continue;
+                    }
+                    array_push(&stack, sb_take(&p));
+                } else if (S_ISREG(es.st_mode) && walk__lintable(e->d_name) && !walk__ignored(ig, p.data, e->d_name)) {
+                    WalkFile wf = {sb_take(&p), false};
+                    array_push(out, wf);
+                } else {
+                    sb_free(&p);
+                }
+            }
+            closedir(d);
+            gl_free(dir);
+        }
+    }
+    array_free(&stack);
+    return errors;
+}
+
+static int walk__cmp(const void *a, const void *b)
+{
+    return strcmp(((const WalkFile *)a)->path, ((const WalkFile *)b)->path);
+}
+
+void walk_sort_unique(WalkList *l)
+{
+    if (l->len > 1) qsort(l->items, l->len, sizeof(WalkFile), walk__cmp);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < l->len; i++) {
+        if (k && !strcmp(l->items[k - 1].path, l->items[i].path)) {
+            gl_free(l->items[i].path);
+            continue;
+        }
+        l->items[k++] = l->items[i];
+    }
+    l->len = k;
+}
+
+void walk_list_free(WalkList *l)
+{
+    for (uint32_t i = 0; i < l->len; i++) gl_free(l->items[i].path);
+    array_free(l);
+}

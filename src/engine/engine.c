@@ -1,0 +1,212 @@
+/* The per-file driver: parse, lower, analyse, run the enabled rules, apply suppressions, sort. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include "base/strbuf.h"
+#include "engine/engine.h"
+#include "engine/rule_ctx.h"
+#include "engine/suppress.h"
+#include "front/py/py.h"
+
+typedef void (*RuleFn)(RuleCtx *);
+
+static const RuleFn rule_fns[RULE_COUNT] = {
+#define RULE(id, code, name, sev, summary) rule_##id,
+#include "rules.def"
+#undef RULE
+};
+
+void lint_options_default(LintOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < RULE_COUNT; i++) o->rules.on[i] = 1;
+}
+
+Diag *rule_report(RuleCtx *c, Span span, Severity sev, const char *fmt, ...)
+{
+    Diag d;
+    memset(&d, 0, sizeof d);
+    d.rule = c->rule;
+    d.severity = sev;
+    d.span = span;
+    va_list ap;
+    va_start(ap, fmt);
+    StrBuf sb;
+    sb_init(&sb);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    d.message = arena_strndup(c->arena, sb.data ? sb.data : "", sb.len);
+    sb_free(&sb);
+    array_push(c->out, d);
+    return array_back(c->out);
+}
+
+void rule_related(RuleCtx *c, Diag *d, Span span, const char *fmt, ...)
+{
+    Related *r = ARENA_NEW_N(c->arena, Related, d->n_related + 1);
+    if (d->n_related) memcpy(r, d->related, sizeof(Related) * d->n_related);
+    va_list ap;
+    va_start(ap, fmt);
+    StrBuf sb;
+    sb_init(&sb);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    r[d->n_related].span = span;
+    r[d->n_related].message = arena_strndup(c->arena, sb.data ? sb.data : "", sb.len);
+    sb_free(&sb);
+    d->related = r;
+    d->n_related++;
+}
+
+void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    StrBuf sb;
+    sb_init(&sb);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    d->hint = arena_strndup(c->arena, sb.data ? sb.data : "", sb.len);
+    sb_free(&sb);
+}
+
+void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...)
+{
+    if (!c->opts->trace) return;
+    va_list ap;
+    va_start(ap, fmt);
+    StrBuf sb;
+    sb_init(&sb);
+    if (d->trace) sb_printf(&sb, "%s\n", d->trace);
+    sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    d->trace = arena_strndup(c->arena, sb.data ? sb.data : "", sb.len);
+    sb_free(&sb);
+}
+
+void rule_fix(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, uint32_t start, uint32_t end, const char *text)
+{
+    Fix *fx = ARENA_NEW(c->arena, Fix);
+    fx->message = arena_strdup(c->arena, msg);
+    fx->safety = safety;
+    fx->edits = ARENA_NEW(c->arena, Edit);
+    fx->edits[0].start = start;
+    fx->edits[0].end = end;
+    fx->edits[0].text = arena_strdup(c->arena, text);
+    fx->n_edits = 1;
+    d->fix = fx;
+}
+
+const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op)
+{
+    const char *t = ir_span_text(c->m, f->ops.items[op].span, c->arena);
+    if (strlen(t) > 60) t = arena_printf(c->arena, "%.57s...", t);
+    return t;
+}
+
+uint32_t rule_line(Span s) { return s.row + 1; }
+
+bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop)
+{
+    *loop = IR_NONE;
+    if (!c->fx->funcs[f->index].reached[op]) return false;
+    uint32_t l = ir_op_loop(f, op);
+    for (uint32_t k = l; k != IR_NONE; k = f->loops.items[k].parent)
+        if (f->loops.items[k].kind == LOOP_STEP) {
+            *loop = k;
+            return true;
+        }
+    if (l != IR_NONE && f->loops.items[l].in_module_method) {
+        *loop = l;
+        return true;
+    }
+    return c->fx->funcs[f->index].runs_per_step;
+}
+
+static int diag_cmp(const void *pa, const void *pb)
+{
+    const Diag *a = pa, *b = pb;
+    if (a->span.start != b->span.start) return a->span.start < b->span.start ? -1 : 1;
+    if (a->rule != b->rule) return a->rule < b->rule ? -1 : 1;
+    return 0;
+}
+
+static bool lang_skip_binary(const char *src, size_t len)
+{
+    /* a NUL byte in the first 8 KiB that is not in a comment: treated as binary, like git does */
+    size_t n = len < 8192 ? len : 8192;
+    return memchr(src, 0, n) != NULL && memchr(src, '\n', n) == NULL;
+}
+
+int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                LintResult *out)
+{
+    memset(out, 0, sizeof *out);
+    arena_init(&out->arena);
+    array_init(&out->diags);
+    uint32_t max = o->max_bytes ? o->max_bytes : 8u << 20;
+    if (len > max) {
+        out->skipped = true;
+        out->notes = arena_printf(&out->arena, "skipped: %zu bytes is over the %u-byte limit (--max-file-size)", len, max);
+        return 0;
+    }
+    if (lang != LANG_PYTHON) {
+        out->skipped = true;
+        out->notes = "skipped: C++ linting is not available in this build";
+        return 0;
+    }
+    if (lang_skip_binary(src, len)) {
+        out->skipped = true;
+        out->notes = "skipped: looks like a binary file (NUL bytes, no newline)";
+        return 0;
+    }
+    IrModule m;
+    memset(&m, 0, sizeof m);
+    m.arena = &out->arena;
+    m.path = path;
+    m.src = src;
+    m.len = len;
+    int rc = py_lower(&m, 10u * 1000 * 1000, NULL);
+    if (rc < 0) {
+        ir_module_free(&m);
+        out->skipped = true;
+        out->notes = rc == -2 ? "skipped: parsing took longer than the 10 s budget" : "skipped: the parser failed";
+        return 0;
+    }
+    if (m.error_spans.len) {
+        Span e = m.error_spans.items[0];
+        out->syntax_error = true;
+        out->notes = arena_printf(&out->arena, "syntax error at %u:%u: linted around it", e.row + 1, e.col + 1);
+    }
+    Facts fx;
+    memset(&fx, 0, sizeof fx);
+    df_analyse(&m, &fx);
+    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0};
+    for (int i = 0; i < RULE_COUNT; i++) {
+        if (!o->rules.on[i] || i == RULE_GL901) continue;
+        c.rule = (RuleId)i;
+        rule_fns[i](&c);
+    }
+    /* syntax errors: findings inside broken regions are dropped (tree-sitter's recovery can invent
+     * structure there), the rest of the file stands */
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < out->diags.len; i++) {
+        const Diag *d = &out->diags.items[i];
+        bool in_error = false;
+        for (uint32_t k = 0; k < m.error_spans.len && !in_error; k++)
+            in_error = d->span.start >= m.error_spans.items[k].start && d->span.start < m.error_spans.items[k].end;
+        if (!in_error) out->diags.items[keep++] = *d;
+    }
+    out->diags.len = keep;
+    suppress_apply(&m, o, &out->arena, &out->diags);
+    if (out->diags.len) qsort(out->diags.items, out->diags.len, sizeof(Diag), diag_cmp);
+    df_facts_free(&fx);
+    ir_module_free(&m);
+    return 0;
+}
+
+void lint_result_free(LintResult *r)
+{
+    array_free(&r->diags);
+    arena_free(&r->arena);
+}

@@ -1,0 +1,36 @@
+/* What a rule sees: the file's IR, the dataflow facts, and a sink for its findings. */
+#ifndef GL_RULE_CTX_H
+#define GL_RULE_CTX_H
+
+#include "engine/engine.h"
+#include "ir/dataflow.h"
+
+typedef struct RuleCtx {
+    const IrModule *m;
+    const Facts *fx;
+    Arena *arena;
+    DiagList *out;
+    const LintOptions *opts;
+    RuleId rule; /* the rule being run */
+} RuleCtx;
+
+#define RULE(id, code, name, sev, summary) void rule_##id(RuleCtx *c);
+#include "rules.def"
+#undef RULE
+
+Diag *rule_report(RuleCtx *c, Span span, Severity sev, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void rule_related(RuleCtx *c, Diag *d, Span span, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A one-edit fix. */
+void rule_fix(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, uint32_t start, uint32_t end, const char *text);
+/* Source text of an op's span (first line only). */
+const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op);
+/* Whether op runs once per training step: inside a step loop, inside a loop of a Module method
+ * (forward runs every step), or in a function called from a step loop. *loop gets the loop that
+ * makes it so (IR_NONE for the called-function case). */
+bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop);
+/* Loop header line, 1-based. */
+uint32_t rule_line(Span s);
+
+#endif

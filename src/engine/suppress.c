@@ -1,0 +1,190 @@
+/* Suppression comments and fixture expectations, both read from the comments the front end kept. */
+#include <ctype.h>
+#include <strings.h>
+#include "base/strbuf.h"
+#include "engine/rule_ctx.h"
+#include "engine/suppress.h"
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    return p;
+}
+
+/* Reads "GL101, GL302 GL4xx" into codes; stops at anything that is not a code. */
+static uint32_t parse_codes(const char *p, const char *end, RuleId *codes, uint32_t cap, const char **rest)
+{
+    uint32_t n = 0;
+    for (;;) {
+        p = skip_ws(p, end);
+        const char *s = p;
+        while (p < end && (isalnum((unsigned char)*p) || *p == '-')) p++;
+        if (p == s) break;
+        char buf[64];
+        size_t len = (size_t)(p - s) < sizeof buf - 1 ? (size_t)(p - s) : sizeof buf - 1;
+        memcpy(buf, s, len);
+        buf[len] = 0;
+        const RuleInfo *ri = rule_by_code(buf);
+        if (!ri) { p = s; break; }
+        if (n < cap) codes[n++] = ri->id;
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') p++;
+    }
+    if (rest) *rest = p;
+    return n;
+}
+
+bool suppress_parse(const char *text, size_t len, Noqa *out)
+{
+    const char *p = text, *end = text + len;
+    memset(out, 0, sizeof *out);
+    if (p >= end || *p != '#') return false;
+    p = skip_ws(p + 1, end);
+    if ((size_t)(end - p) >= 9 && !strncasecmp(p, "gradleak:", 9)) {
+        p = skip_ws(p + 9, end);
+        out->file_level = true;
+    }
+    /* noqa may follow other comment text: `# type: ignore  # noqa` is its own comment, but
+     * `# something noqa: X` is not a suppression (as ruff) */
+    if ((size_t)(end - p) < 4 || strncasecmp(p, "noqa", 4) != 0) return false;
+    p += 4;
+    if (p < end && *p == ':') {
+        out->n_codes = parse_codes(p + 1, end, out->codes, RULE_COUNT, NULL);
+        if (!out->n_codes) return true; /* `# noqa:` with nothing known after it: blanket */
+    } else if (p < end && isalnum((unsigned char)*p)) {
+        return false; /* `# noqaxyz` */
+    }
+    return true;
+}
+
+void suppress_apply(const IrModule *m, const LintOptions *o, Arena *arena, DiagList *diags)
+{
+    uint32_t n = m->comments.len;
+    if (!n) return;
+    Noqa *nq = ARENA_NEW_N(arena, Noqa, n);
+    uint32_t nn = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        Span s = m->comments.items[i];
+        if (suppress_parse(m->src + s.start, s.end - s.start, &nq[nn])) {
+            nq[nn].row = s.row;
+            nq[nn].span = s;
+            nn++;
+        }
+    }
+    if (!nn) return;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < diags->len; i++) {
+        Diag *d = &diags->items[i];
+        bool suppressed = false;
+        for (uint32_t k = 0; k < nn && !suppressed; k++) {
+            Noqa *q = &nq[k];
+            if (!q->file_level && q->row != d->span.row) continue;
+            if (!q->n_codes) { suppressed = true, q->used[RULE_COUNT] = true; continue; }
+            for (uint32_t j = 0; j < q->n_codes; j++)
+                if (q->codes[j] == (RuleId)d->rule) suppressed = true, q->used[j] = true;
+        }
+        if (!suppressed) diags->items[keep++] = *d;
+    }
+    diags->len = keep;
+    if (!o->rules.on[RULE_GL901]) return;
+    for (uint32_t k = 0; k < nn; k++) {
+        Noqa *q = &nq[k];
+        if (q->file_level) continue;
+        StrBuf unused;
+        sb_init(&unused);
+        if (!q->n_codes) {
+            if (!q->used[RULE_COUNT]) sb_puts(&unused, "noqa");
+        } else {
+            for (uint32_t j = 0; j < q->n_codes; j++) {
+                /* only codes whose rule ran can be called unused */
+                if (q->used[j] || !o->rules.on[q->codes[j]]) continue;
+                sb_printf(&unused, "%s%s", unused.len ? ", " : "", rule_info(q->codes[j])->code);
+            }
+        }
+        if (unused.len) {
+            Diag d;
+            memset(&d, 0, sizeof d);
+            d.rule = RULE_GL901;
+            d.severity = SEV_WARNING;
+            d.span = q->span;
+            d.message = arena_printf(arena, "Unused `noqa` directive (%s suppresses nothing on this line)", unused.data);
+            d.hint = "Remove the unused suppression";
+            Fix *fx = ARENA_NEW(arena, Fix);
+            fx->message = "Remove the `noqa` comment";
+            fx->safety = FIX_SAFE;
+            fx->edits = ARENA_NEW(arena, Edit);
+            /* remove the comment and the blanks before it */
+            uint32_t start = q->span.start;
+            while (start > 0 && (m->src[start - 1] == ' ' || m->src[start - 1] == '\t')) start--;
+            fx->edits[0].start = start;
+            fx->edits[0].end = q->span.end;
+            fx->edits[0].text = "";
+            fx->n_edits = 1;
+            d.fix = fx;
+            array_push(diags, d);
+        }
+        sb_free(&unused);
+    }
+}
+
+/* The next line after `row` that holds code (not blank, not only a comment). */
+static uint32_t next_code_row(const IrModule *m, uint32_t row)
+{
+    const char *p = m->src, *end = m->src + m->len;
+    uint32_t r = 0;
+    while (p < end && r <= row) {
+        if (*p == '\n' || (*p == '\r' && !(p + 1 < end && p[1] == '\n'))) r++;
+        p++;
+    }
+    while (p < end) {
+        const char *q = p;
+        while (q < end && (*q == ' ' || *q == '\t')) q++;
+        if (q < end && *q != '#' && *q != '\n' && *q != '\r') return r;
+        while (q < end && *q != '\n' && *q != '\r') q++;
+        if (q < end && *q == '\r' && q + 1 < end && q[1] == '\n') q++;
+        p = q + 1;
+        r++;
+    }
+    return row + 1;
+}
+
+uint32_t expect_parse(const IrModule *m, Expect *out, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->comments.len && n < cap; i++) {
+        Span s = m->comments.items[i];
+        const char *p = m->src + s.start + 1, *end = m->src + s.end;
+        p = skip_ws(p, end);
+        Expect e;
+        memset(&e, 0, sizeof e);
+        int rel = 0;
+        bool has_rel = false;
+        if ((size_t)(end - p) >= 6 && !strncmp(p, "expect", 6)) {
+            p += 6;
+            if (p < end && *p == '@') {
+                p++;
+                int sign = 1;
+                if (p < end && (*p == '+' || *p == '-')) sign = *p == '-' ? -1 : 1, p++;
+                while (p < end && isdigit((unsigned char)*p)) rel = rel * 10 + (*p++ - '0');
+                rel *= sign;
+                has_rel = true;
+            }
+            if (p >= end || *p != ':') continue;
+            e.n_codes = parse_codes(p + 1, end, e.codes, ARRAY_LEN(e.codes), NULL);
+        } else if ((size_t)(end - p) >= 3 && !strncmp(p, "ok:", 3)) {
+            e.ok = true;
+        } else {
+            continue;
+        }
+        /* alone on its line: applies to the next code line */
+        uint32_t ls = s.start;
+        while (ls > 0 && m->src[ls - 1] != '\n' && m->src[ls - 1] != '\r') ls--;
+        bool alone = true;
+        for (uint32_t k = ls; k < s.start; k++)
+            if (m->src[k] != ' ' && m->src[k] != '\t') alone = false;
+        if (has_rel) e.row = (uint32_t)((int)s.row + rel);
+        else e.row = alone ? next_code_row(m, s.row) : s.row;
+        out[n++] = e;
+    }
+    return n;
+}

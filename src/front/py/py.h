@@ -1,0 +1,19 @@
+/* The Python front end: source bytes -> tree-sitter tree -> IR. The only user of tree-sitter. */
+#ifndef GL_PY_H
+#define GL_PY_H
+
+#include "ir/ir.h"
+
+typedef struct PyParseStats {
+    uint32_t n_nodes;
+    uint64_t parse_ns, lower_ns;
+} PyParseStats;
+
+/* Parses and lowers src into m (whose arena, path, src and len the caller has set).
+ * Returns 0, or a negative error code when the parser itself failed (timeout, out of memory).
+ * Syntax errors are not failures: they are recorded in m->error_spans and lowered around. */
+int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats);
+/* Parse only (the benchmark floor): returns the node count, or -1. */
+long py_parse_only(const char *src, size_t len);
+
+#endif

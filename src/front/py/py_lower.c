@@ -1,0 +1,1452 @@
+/* Lowers a tree-sitter-python tree into gradleak's IR with one explicit work stack.
+ *
+ * Nothing here recurses over the syntax tree: statements, expressions and assignment targets are
+ * all work items on one stack, so 100,000 nested parentheses cost stack entries in the heap, not C
+ * frames. A work item either lowers a node (pushing the items for its children, in reverse so they
+ * run in source order) or performs an action once the values it needs are on the value stack. */
+#include <pthread.h>
+#include <time.h>
+#include <tree_sitter/api.h>
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "front/py/py.h"
+
+const TSLanguage *tree_sitter_python(void);
+
+typedef enum PyNodeKind {
+    PN_OTHER,
+#define PY_NODE(e, s) PN_##e,
+#include "front/py/py_nodes.def"
+#undef PY_NODE
+    PN_COUNT
+} PyNodeKind;
+
+static const char *const py_node_names[] = {
+    "",
+#define PY_NODE(e, s) s,
+#include "front/py/py_nodes.def"
+#undef PY_NODE
+};
+
+/* Symbol id -> PyNodeKind, built once per process (the language is static). */
+static uint8_t *py_symbol_kind;
+static uint32_t py_symbol_count;
+static TSFieldId fid_left, fid_right, fid_body, fid_condition, fid_consequence, fid_alternative,
+    fid_name, fid_value, fid_object, fid_attribute, fid_function, fid_arguments, fid_subscript,
+    fid_operator, fid_parameters, fid_superclasses, fid_definition, fid_alias, fid_module_name,
+    fid_type, fid_key, fid_subject;
+
+static void py__init_tables(void)
+{
+    const TSLanguage *lang = tree_sitter_python();
+    uint32_t n = ts_language_symbol_count(lang);
+    uint8_t *kinds = gl_calloc(n, 1);
+    for (uint32_t s = 0; s < n; s++) {
+        const char *name = ts_language_symbol_name(lang, (TSSymbol)s);
+        if (!name) continue;
+        for (int k = 1; k < PN_COUNT; k++)
+            if (strcmp(name, py_node_names[k]) == 0) {
+                /* Anonymous tokens share names with node types ("lambda", "yield", "none"...):
+                 * only named symbols map to node kinds. */
+                if (ts_language_symbol_type(lang, (TSSymbol)s) == TSSymbolTypeRegular) kinds[s] = (uint8_t)k;
+                break;
+            }
+    }
+#define FID(v, s) v = ts_language_field_id_for_name(lang, s, (uint32_t)strlen(s))
+    FID(fid_left, "left"); FID(fid_right, "right"); FID(fid_body, "body"); FID(fid_condition, "condition");
+    FID(fid_consequence, "consequence"); FID(fid_alternative, "alternative"); FID(fid_name, "name");
+    FID(fid_value, "value"); FID(fid_object, "object"); FID(fid_attribute, "attribute");
+    FID(fid_function, "function"); FID(fid_arguments, "arguments"); FID(fid_subscript, "subscript");
+    FID(fid_operator, "operator"); FID(fid_parameters, "parameters"); FID(fid_superclasses, "superclasses");
+    FID(fid_definition, "definition"); FID(fid_alias, "alias"); FID(fid_module_name, "module_name");
+    FID(fid_type, "type"); FID(fid_key, "key"); FID(fid_subject, "subject");
+#undef FID
+    py_symbol_count = n;
+    py_symbol_kind = kinds;
+}
+
+static PyNodeKind py__kind(TSNode n)
+{
+    if (ts_node_is_null(n)) return PN_OTHER;
+    TSSymbol s = ts_node_symbol(n);
+    if (s == (TSSymbol)-1) return PN_ERROR; /* ts_builtin_sym_error */
+    if (s >= py_symbol_count) return PN_OTHER;
+    return (PyNodeKind)py_symbol_kind[s];
+}
+
+typedef enum WorkKind {
+    W_STMT,   /* lower a statement or block */
+    W_EXPR,   /* evaluate an expression, pushing its value */
+    W_EXIT,   /* build the op of node from the values its children pushed */
+    W_TARGET, /* pop a value and assign it to the target pattern node */
+    W_ACTION, /* perform action `aux` */
+} WorkKind;
+
+typedef enum Action {
+    A_EXPR_STMT, A_POP, A_DUP, A_FOR_BEGIN, A_WHILE_BEGIN, A_END_LOOP, A_IF, A_ELSE, A_END_IF, A_TRY,
+    A_EXCEPT, A_END_TRY, A_WITH, A_END_WITH, A_RETURN, A_FUNC_BEGIN, A_FUNC_END, A_CLASS_BEGIN,
+    A_CLASS_END, A_AUG, A_UNPACK, A_SET_ATTR, A_SET_ITEM, A_COMP_NEXT, A_COMP_BUILD, A_WALRUS, A_CALL,
+    A_CONST_UNKNOWN, A_BREAK, A_CONTINUE,
+} Action;
+
+typedef struct Work {
+    uint8_t kind;  /* WorkKind */
+    uint8_t act;   /* Action for W_ACTION */
+    uint32_t aux;  /* action data: region id, loop id, value, index */
+    uint32_t aux2;
+    uint32_t vbase; /* value-stack height when the node's children started */
+    TSNode node;
+    TSNode node2;  /* decorated_definition for A_FUNC_BEGIN/A_CLASS_BEGIN */
+} Work;
+
+typedef struct FuncCtx {
+    IrFunc *f;
+    uint32_t loop;        /* innermost open loop, IR_NONE */
+    uint32_t mode_depth;  /* modes stack height at function entry */
+    uint32_t cls;         /* class whose body we are directly in, or IR_NONE */
+} FuncCtx;
+
+typedef struct Lower {
+    IrModule *m;
+    Arena *arena;
+    const char *src;
+    Array(Work) work;
+    Array(uint32_t) vals;
+    Array(FuncCtx) funcs;
+    Array(uint8_t) modes;   /* GradMode of open WITH blocks, innermost last */
+    Array(uint32_t) classes;/* open class bodies */
+    StrMap imports;         /* local name -> index into import_quals */
+    Array(const char *) import_quals;
+    uint32_t next_region;
+    TSTreeCursor cursor;
+    Array(TSNode) kids;     /* scratch for py__children */
+} Lower;
+
+static FuncCtx *L_fn(Lower *L) { return array_back(&L->funcs); }
+static IrFunc *L_f(Lower *L) { return L_fn(L)->f; }
+
+static Span py__span(TSNode n)
+{
+    TSPoint s = ts_node_start_point(n), e = ts_node_end_point(n);
+    Span sp = {ts_node_start_byte(n), ts_node_end_byte(n), s.row, s.column, e.row, e.column};
+    return sp;
+}
+
+static const char *py__text(Lower *L, TSNode n)
+{
+    uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    return arena_strndup(L->arena, L->src + s, e - s);
+}
+
+/* Children of n (all of them, named and anonymous) into L->kids, through a cursor: ts_node_child(i)
+ * is linear in i, which would make wide nodes quadratic. Returns the first index used. */
+static uint32_t py__children(Lower *L, TSNode n)
+{
+    uint32_t first = L->kids.len;
+    ts_tree_cursor_reset(&L->cursor, n);
+    if (ts_tree_cursor_goto_first_child(&L->cursor)) {
+        do array_push(&L->kids, ts_tree_cursor_current_node(&L->cursor));
+        while (ts_tree_cursor_goto_next_sibling(&L->cursor));
+    }
+    return first;
+}
+
+static uint8_t L_mode(Lower *L)
+{
+    FuncCtx *fc = L_fn(L);
+    for (uint32_t i = L->modes.len; i-- > fc->mode_depth;)
+        if (L->modes.items[i] != GRAD_KEEP) return L->modes.items[i];
+    return fc->f->base_mode;
+}
+
+static uint32_t emit(Lower *L, IrOpKind kind, TSNode n)
+{
+    IrFunc *f = L_f(L);
+    IrOp op;
+    memset(&op, 0, sizeof op);
+    op.kind = (uint8_t)kind;
+    op.mode = L_mode(L);
+    op.a = op.b = op.c = op.var = IR_NONE;
+    op.span = py__span(n);
+    array_push(&f->ops, op);
+    return f->ops.len - 1;
+}
+
+static IrOp *op_at(Lower *L, uint32_t i) { return &L_f(L)->ops.items[i]; }
+
+static void push_work(Lower *L, WorkKind k, TSNode n)
+{
+    Work w;
+    memset(&w, 0, sizeof w);
+    w.kind = (uint8_t)k;
+    w.node = n;
+    array_push(&L->work, w);
+}
+
+/* A schedule is built in source order and pushed reversed, so it runs in source order. */
+typedef Array(Work) Schedule;
+
+static void sched_node(Schedule *s, WorkKind k, TSNode n)
+{
+    Work w;
+    memset(&w, 0, sizeof w);
+    w.kind = (uint8_t)k;
+    w.node = n;
+    array_push(s, w);
+}
+
+static void sched_action(Schedule *s, Action a, TSNode n, uint32_t aux, uint32_t aux2)
+{
+    Work w;
+    memset(&w, 0, sizeof w);
+    w.kind = W_ACTION;
+    w.act = (uint8_t)a;
+    w.node = n;
+    w.aux = aux;
+    w.aux2 = aux2;
+    array_push(s, w);
+}
+
+static void sched_commit(Lower *L, Schedule *s)
+{
+    for (uint32_t i = s->len; i-- > 0;) array_push(&L->work, s->items[i]);
+    array_clear(s);
+}
+
+static uint32_t pop_val(Lower *L)
+{
+    if (NEVER(L->vals.len == 0)) return IR_NONE;
+    return array_pop(&L->vals);
+}
+
+static void push_val(Lower *L, uint32_t v) { array_push(&L->vals, v); }
+
+/* Dotted name of an identifier/attribute chain, resolved through imports ("nn.Linear" ->
+ * "torch.nn.Linear"); NULL when the chain has anything but names. Iterative over the chain. */
+static const char *py__static_qual(Lower *L, TSNode n)
+{
+    StrBuf parts;
+    sb_init(&parts);
+    const char *result = NULL;
+    TSNode cur = n;
+    const char *segs[64];
+    uint32_t nseg = 0;
+    for (;;) {
+        PyNodeKind k = py__kind(cur);
+        if (k == PN_CALL) { cur = ts_node_child_by_field_id(cur, fid_function); continue; }
+        if (k == PN_IDENTIFIER) {
+            const char *name = py__text(L, cur);
+            uint32_t imp = strmap_get(&L->imports, name, strlen(name));
+            sb_puts(&parts, imp != UINT32_MAX ? L->import_quals.items[imp] : name);
+            for (uint32_t i = nseg; i-- > 0;) sb_printf(&parts, ".%s", segs[i]);
+            result = arena_strndup(L->arena, parts.data, parts.len);
+            break;
+        }
+        if (k != PN_ATTRIBUTE || nseg == ARRAY_LEN(segs)) break;
+        segs[nseg++] = py__text(L, ts_node_child_by_field_id(cur, fid_attribute));
+        cur = ts_node_child_by_field_id(cur, fid_object);
+    }
+    sb_free(&parts);
+    return result;
+}
+
+static void py__error(Lower *L, TSNode n) { array_push(&L->m->error_spans, py__span(n)); }
+
+/* ---- statements ------------------------------------------------------------------------------ */
+
+static bool py__is_statement(PyNodeKind k)
+{
+    switch (k) {
+    case PN_EXPRESSION_STATEMENT: case PN_RETURN_STATEMENT: case PN_BREAK_STATEMENT:
+    case PN_CONTINUE_STATEMENT: case PN_IF_STATEMENT: case PN_FOR_STATEMENT: case PN_WHILE_STATEMENT:
+    case PN_TRY_STATEMENT: case PN_WITH_STATEMENT: case PN_FUNCTION_DEFINITION: case PN_CLASS_DEFINITION:
+    case PN_DECORATED_DEFINITION: case PN_GLOBAL_STATEMENT: case PN_NONLOCAL_STATEMENT:
+    case PN_IMPORT_STATEMENT: case PN_IMPORT_FROM_STATEMENT: case PN_DELETE_STATEMENT:
+    case PN_RAISE_STATEMENT: case PN_MATCH_STATEMENT: case PN_BLOCK: case PN_ASSERT_STATEMENT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void py__record_import(Lower *L, const char *local, const char *qual)
+{
+    array_push(&L->import_quals, qual);
+    strmap_put(&L->imports, local, strlen(local), L->import_quals.len - 1);
+}
+
+static void py__import(Lower *L, TSNode n, PyNodeKind k)
+{
+    uint32_t first = py__children(L, n);
+    const char *module = NULL;
+    if (k == PN_IMPORT_FROM_STATEMENT) {
+        TSNode mn = ts_node_child_by_field_id(n, fid_module_name);
+        if (py__kind(mn) == PN_DOTTED_NAME) module = py__text(L, mn);
+    }
+    for (uint32_t i = first; i < L->kids.len; i++) {
+        TSNode c = L->kids.items[i];
+        PyNodeKind ck = py__kind(c);
+        if (k == PN_IMPORT_FROM_STATEMENT && ts_node_eq(c, ts_node_child_by_field_id(n, fid_module_name))) continue;
+        if (ck == PN_DOTTED_NAME) {
+            const char *name = py__text(L, c);
+            if (k == PN_IMPORT_STATEMENT) {
+                /* `import torch.nn` binds `torch` */
+                const char *dot = strchr(name, '.');
+                const char *local = dot ? arena_strndup(L->arena, name, (size_t)(dot - name)) : name;
+                py__record_import(L, local, local);
+            } else if (module) {
+                py__record_import(L, name, arena_printf(L->arena, "%s.%s", module, name));
+            }
+        } else if (ck == PN_ALIASED_IMPORT) {
+            TSNode nm = ts_node_child_by_field_id(c, fid_name), al = ts_node_child_by_field_id(c, fid_alias);
+            if (ts_node_is_null(nm) || ts_node_is_null(al)) continue;
+            const char *name = py__text(L, nm);
+            const char *qual = module ? arena_printf(L->arena, "%s.%s", module, name) : name;
+            py__record_import(L, py__text(L, al), qual);
+        }
+    }
+    L->kids.len = first;
+}
+
+static void py__stmt(Lower *L, TSNode n, Schedule *s)
+{
+    PyNodeKind k = py__kind(n);
+    switch (k) {
+    case PN_MODULE:
+    case PN_BLOCK:
+    case PN_ERROR: {
+        if (k == PN_ERROR) py__error(L, n);
+        uint32_t first = py__children(L, n);
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            TSNode c = L->kids.items[i];
+            PyNodeKind ck = py__kind(c);
+            if (ck == PN_COMMENT) continue;
+            if (ck == PN_ERROR || py__is_statement(ck)) sched_node(s, W_STMT, c);
+            else if (ts_node_is_missing(c)) py__error(L, c);
+        }
+        L->kids.len = first;
+        break;
+    }
+    case PN_EXPRESSION_STATEMENT: {
+        uint32_t first = py__children(L, n);
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            TSNode c = L->kids.items[i];
+            PyNodeKind ck = py__kind(c);
+            if (!ts_node_is_named(c) || ck == PN_COMMENT) continue;
+            if (ck == PN_ASSIGNMENT) {
+                /* a = b = value: evaluate the innermost right side once, then assign left to right */
+                TSNode lefts[32];
+                uint32_t nl = 0;
+                TSNode cur = c;
+                while (py__kind(cur) == PN_ASSIGNMENT && nl < ARRAY_LEN(lefts)) {
+                    lefts[nl++] = ts_node_child_by_field_id(cur, fid_left);
+                    cur = ts_node_child_by_field_id(cur, fid_right);
+                }
+                if (ts_node_is_null(cur)) break; /* annotation only: `x: int` */
+                if (py__kind(cur) == PN_AUGMENTED_ASSIGNMENT) { sched_node(s, W_STMT, cur); break; }
+                sched_node(s, W_EXPR, cur);
+                for (uint32_t j = 0; j < nl; j++) {
+                    if (j + 1 < nl) sched_action(s, A_DUP, c, 0, 0);
+                    sched_node(s, W_TARGET, lefts[j]);
+                }
+            } else if (ck == PN_AUGMENTED_ASSIGNMENT) {
+                sched_node(s, W_STMT, c);
+            } else {
+                sched_node(s, W_EXPR, c);
+                sched_action(s, A_EXPR_STMT, c, 0, 0);
+            }
+        }
+        L->kids.len = first;
+        break;
+    }
+    case PN_AUGMENTED_ASSIGNMENT: {
+        TSNode left = ts_node_child_by_field_id(n, fid_left), right = ts_node_child_by_field_id(n, fid_right);
+        if (ts_node_is_null(left) || ts_node_is_null(right)) { py__error(L, n); break; }
+        sched_node(s, W_EXPR, left);
+        sched_node(s, W_EXPR, right);
+        sched_action(s, A_AUG, n, 0, 0);
+        sched_node(s, W_TARGET, left);
+        break;
+    }
+    case PN_RETURN_STATEMENT: {
+        TSNode v = ts_node_named_child(n, 0);
+        bool has = !ts_node_is_null(v) && py__kind(v) != PN_COMMENT;
+        if (has) sched_node(s, W_EXPR, v);
+        sched_action(s, A_RETURN, n, has, 0);
+        break;
+    }
+    case PN_BREAK_STATEMENT: sched_action(s, A_BREAK, n, 0, 0); break;
+    case PN_CONTINUE_STATEMENT: sched_action(s, A_CONTINUE, n, 0, 0); break;
+    case PN_IF_STATEMENT: {
+        /* if/elif/else becomes nested IF regions: each elif lives in the previous ELSE */
+        uint32_t regions[256];
+        uint32_t nr = 0;
+        uint32_t r = L->next_region++;
+        regions[nr++] = r;
+        sched_node(s, W_EXPR, ts_node_child_by_field_id(n, fid_condition));
+        sched_action(s, A_IF, n, r, 0);
+        sched_node(s, W_STMT, ts_node_child_by_field_id(n, fid_consequence));
+        uint32_t first = py__children(L, n);
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            TSNode c = L->kids.items[i];
+            PyNodeKind ck = py__kind(c);
+            if (ck == PN_ELIF_CLAUSE && nr < ARRAY_LEN(regions)) {
+                sched_action(s, A_ELSE, c, regions[nr - 1], 0);
+                uint32_t r2 = L->next_region++;
+                regions[nr++] = r2;
+                sched_node(s, W_EXPR, ts_node_child_by_field_id(c, fid_condition));
+                sched_action(s, A_IF, c, r2, 0);
+                sched_node(s, W_STMT, ts_node_child_by_field_id(c, fid_consequence));
+            } else if (ck == PN_ELSE_CLAUSE) {
+                sched_action(s, A_ELSE, c, regions[nr - 1], 0);
+                sched_node(s, W_STMT, ts_node_child_by_field_id(c, fid_body));
+            }
+        }
+        L->kids.len = first;
+        while (nr > 0) sched_action(s, A_END_IF, n, regions[--nr], 0);
+        break;
+    }
+    case PN_FOR_STATEMENT: {
+        TSNode left = ts_node_child_by_field_id(n, fid_left), right = ts_node_child_by_field_id(n, fid_right);
+        if (ts_node_is_null(right)) { py__error(L, n); break; }
+        sched_node(s, W_EXPR, right);
+        sched_action(s, A_FOR_BEGIN, n, 0, 0);
+        if (!ts_node_is_null(left)) sched_node(s, W_TARGET, left);
+        else sched_action(s, A_POP, n, 0, 0);
+        sched_node(s, W_STMT, ts_node_child_by_field_id(n, fid_body));
+        sched_action(s, A_END_LOOP, n, 0, 0);
+        TSNode alt = ts_node_child_by_field_id(n, fid_alternative);
+        if (!ts_node_is_null(alt)) sched_node(s, W_STMT, ts_node_child_by_field_id(alt, fid_body));
+        break;
+    }
+    case PN_WHILE_STATEMENT: {
+        sched_action(s, A_WHILE_BEGIN, n, 0, 0);
+        TSNode cond = ts_node_child_by_field_id(n, fid_condition);
+        if (!ts_node_is_null(cond)) {
+            sched_node(s, W_EXPR, cond);
+            sched_action(s, A_POP, n, 0, 0);
+        }
+        sched_node(s, W_STMT, ts_node_child_by_field_id(n, fid_body));
+        sched_action(s, A_END_LOOP, n, 0, 0);
+        TSNode alt = ts_node_child_by_field_id(n, fid_alternative);
+        if (!ts_node_is_null(alt)) sched_node(s, W_STMT, ts_node_child_by_field_id(alt, fid_body));
+        break;
+    }
+    case PN_TRY_STATEMENT: {
+        uint32_t r = L->next_region++;
+        sched_action(s, A_TRY, n, r, 0);
+        sched_node(s, W_STMT, ts_node_child_by_field_id(n, fid_body));
+        uint32_t first = py__children(L, n);
+        TSNode finally_body = {0};
+        bool has_finally = false;
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            TSNode c = L->kids.items[i];
+            PyNodeKind ck = py__kind(c);
+            if (ck == PN_ELSE_CLAUSE) sched_node(s, W_STMT, ts_node_child_by_field_id(c, fid_body));
+        }
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            TSNode c = L->kids.items[i];
+            PyNodeKind ck = py__kind(c);
+            if (ck == PN_EXCEPT_CLAUSE || ck == PN_EXCEPT_GROUP_CLAUSE) {
+                sched_action(s, A_EXCEPT, c, r, 0);
+                TSNode alias = ts_node_child_by_field_id(c, fid_alias);
+                if (!ts_node_is_null(alias)) {
+                    sched_action(s, A_CONST_UNKNOWN, alias, 0, 0);
+                    sched_node(s, W_TARGET, alias);
+                }
+                TSNode last = ts_node_named_child(c, ts_node_named_child_count(c) - 1);
+                if (py__kind(last) == PN_BLOCK) sched_node(s, W_STMT, last);
+            } else if (ck == PN_FINALLY_CLAUSE) {
+                TSNode last = ts_node_named_child(c, ts_node_named_child_count(c) - 1);
+                if (py__kind(last) == PN_BLOCK) finally_body = last, has_finally = true;
+            }
+        }
+        L->kids.len = first;
+        sched_action(s, A_END_TRY, n, r, 0);
+        if (has_finally) sched_node(s, W_STMT, finally_body);
+        break;
+    }
+    case PN_WITH_STATEMENT: {
+        TSNode items[64];
+        uint32_t ni = 0;
+        uint32_t first = py__children(L, n);
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            TSNode c = L->kids.items[i];
+            if (py__kind(c) != PN_WITH_CLAUSE) continue;
+            for (uint32_t j = 0; j < ts_node_named_child_count(c) && ni < ARRAY_LEN(items); j++) {
+                TSNode it = ts_node_named_child(c, j);
+                if (py__kind(it) == PN_WITH_ITEM) items[ni++] = it;
+            }
+        }
+        L->kids.len = first;
+        for (uint32_t i = 0; i < ni; i++) {
+            TSNode v = ts_node_child_by_field_id(items[i], fid_value);
+            TSNode alias = {0};
+            bool has_alias = false;
+            if (py__kind(v) == PN_AS_PATTERN) {
+                TSNode at = ts_node_child_by_field_id(v, fid_alias);
+                if (!ts_node_is_null(at)) alias = ts_node_named_child(at, 0), has_alias = !ts_node_is_null(alias);
+                v = ts_node_named_child(v, 0);
+            }
+            if (ts_node_is_null(v)) continue;
+            sched_node(s, W_EXPR, v);
+            sched_action(s, A_WITH, items[i], has_alias, 0);
+            if (has_alias) sched_node(s, W_TARGET, alias);
+        }
+        sched_node(s, W_STMT, ts_node_child_by_field_id(n, fid_body));
+        for (uint32_t i = ni; i-- > 0;) sched_action(s, A_END_WITH, items[i], 0, 0);
+        break;
+    }
+    case PN_DECORATED_DEFINITION: {
+        TSNode def = ts_node_child_by_field_id(n, fid_definition);
+        if (ts_node_is_null(def)) break;
+        Work w;
+        memset(&w, 0, sizeof w);
+        w.kind = W_ACTION;
+        w.act = py__kind(def) == PN_CLASS_DEFINITION ? A_CLASS_BEGIN : A_FUNC_BEGIN;
+        w.node = def;
+        w.node2 = n;
+        w.aux2 = 1;
+        array_push(s, w);
+        sched_node(s, W_STMT, ts_node_child_by_field_id(def, fid_body));
+        sched_action(s, w.act == A_CLASS_BEGIN ? A_CLASS_END : A_FUNC_END, def, 0, 0);
+        break;
+    }
+    case PN_FUNCTION_DEFINITION:
+    case PN_CLASS_DEFINITION: {
+        bool cls = k == PN_CLASS_DEFINITION;
+        sched_action(s, cls ? A_CLASS_BEGIN : A_FUNC_BEGIN, n, 0, 0);
+        sched_node(s, W_STMT, ts_node_child_by_field_id(n, fid_body));
+        sched_action(s, cls ? A_CLASS_END : A_FUNC_END, n, 0, 0);
+        break;
+    }
+    case PN_GLOBAL_STATEMENT:
+    case PN_NONLOCAL_STATEMENT: {
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+            TSNode c = ts_node_named_child(n, i);
+            if (py__kind(c) != PN_IDENTIFIER) continue;
+            const char *name = py__text(L, c);
+            uint32_t v = ir_func_var(L_f(L), L->arena, name, strlen(name));
+            L_f(L)->vars.items[v].is_global = 1;
+        }
+        break;
+    }
+    case PN_IMPORT_STATEMENT:
+    case PN_IMPORT_FROM_STATEMENT:
+        py__import(L, n, k);
+        break;
+    case PN_DELETE_STATEMENT: {
+        TSNode t = ts_node_named_child(n, 0);
+        TSNode list[64];
+        uint32_t nt = 0;
+        if (py__kind(t) == PN_EXPRESSION_LIST) {
+            for (uint32_t i = 0; i < ts_node_named_child_count(t) && nt < ARRAY_LEN(list); i++)
+                list[nt++] = ts_node_named_child(t, i);
+        } else if (!ts_node_is_null(t)) {
+            list[nt++] = t;
+        }
+        for (uint32_t i = 0; i < nt; i++) {
+            if (py__kind(list[i]) != PN_IDENTIFIER) continue;
+            const char *name = py__text(L, list[i]);
+            uint32_t op = emit(L, IR_DEL, list[i]);
+            op_at(L, op)->var = ir_func_var(L_f(L), L->arena, name, strlen(name));
+        }
+        break;
+    }
+    case PN_RAISE_STATEMENT:
+    case PN_ASSERT_STATEMENT:
+        break;
+    case PN_MATCH_STATEMENT: {
+        TSNode subj = ts_node_child_by_field_id(n, fid_subject);
+        if (!ts_node_is_null(subj)) {
+            sched_node(s, W_EXPR, subj);
+            sched_action(s, A_POP, n, 0, 0);
+        }
+        TSNode body = ts_node_child_by_field_id(n, fid_body);
+        uint32_t regions[256], nr = 0;
+        for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); i++) {
+            TSNode c = ts_node_named_child(body, i);
+            if (py__kind(c) != PN_CASE_CLAUSE || nr == ARRAY_LEN(regions)) continue;
+            if (nr) sched_action(s, A_ELSE, c, regions[nr - 1], 0);
+            uint32_t r = L->next_region++;
+            regions[nr++] = r;
+            sched_action(s, A_CONST_UNKNOWN, c, 0, 0);
+            sched_action(s, A_IF, c, r, 0);
+            sched_node(s, W_STMT, ts_node_child_by_field_id(c, fid_consequence));
+        }
+        while (nr > 0) sched_action(s, A_END_IF, n, regions[--nr], 0);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* ---- expressions ----------------------------------------------------------------------------- */
+
+static uint32_t py__const(Lower *L, TSNode n, ConstKind ck)
+{
+    uint32_t op = emit(L, IR_CONST, n);
+    op_at(L, op)->aux = ck;
+    if (ck == CONST_INT || ck == CONST_FLOAT || ck == CONST_BOOL) op_at(L, op)->name = py__text(L, n);
+    if (ck == CONST_STR) {
+        /* keep short literal strings (keys, device names) for messages and rules */
+        uint32_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
+        if (len < 64) op_at(L, op)->name = py__text(L, n);
+    }
+    return op;
+}
+
+static uint32_t py__load_name(Lower *L, TSNode n)
+{
+    const char *name = py__text(L, n);
+    size_t len = strlen(name);
+    uint32_t op = emit(L, IR_LOAD, n);
+    IrFunc *f = L_f(L);
+    uint32_t imp = strmap_get(&L->imports, name, len);
+    op_at(L, op)->var = ir_func_var(f, L->arena, name, len);
+    if (imp != UINT32_MAX) op_at(L, op)->qual = L->import_quals.items[imp];
+    op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
+    return op;
+}
+
+/* Arguments of a call in order: values pushed for each; kw names recorded by py__call_kw. */
+static void py__sched_args(Lower *L, TSNode args, Schedule *s)
+{
+    if (ts_node_is_null(args)) return;
+    if (py__kind(args) == PN_GENERATOR_EXPRESSION) { sched_node(s, W_EXPR, args); return; }
+    uint32_t first = py__children(L, args);
+    for (uint32_t i = first; i < L->kids.len; i++) {
+        TSNode c = L->kids.items[i];
+        if (!ts_node_is_named(c) || py__kind(c) == PN_COMMENT) continue;
+        if (py__kind(c) == PN_KEYWORD_ARGUMENT) {
+            TSNode v = ts_node_child_by_field_id(c, fid_value);
+            if (!ts_node_is_null(v)) sched_node(s, W_EXPR, v);
+            else sched_action(s, A_CONST_UNKNOWN, c, 0, 0);
+        } else {
+            sched_node(s, W_EXPR, c);
+        }
+    }
+    L->kids.len = first;
+}
+
+static void py__emit_call(Lower *L, TSNode n, uint32_t vbase)
+{
+    IrFunc *f = L_f(L);
+    uint32_t nvals = L->vals.len - vbase;
+    if (NEVER(nvals == 0)) return;
+    uint32_t callee = L->vals.items[vbase];
+    uint32_t op = emit(L, IR_CALL, n);
+    IrOp *o = op_at(L, op);
+    o->a = callee;
+    o->qual = f->ops.items[callee].qual;
+    o->args = f->args.len;
+    o->nargs = nvals - 1;
+    TSNode args = ts_node_child_by_field_id(n, fid_arguments);
+    /* keyword names, in the same order py__sched_args pushed the values */
+    uint32_t k = 0;
+    if (!ts_node_is_null(args) && py__kind(args) != PN_GENERATOR_EXPRESSION) {
+        uint32_t first = py__children(L, args);
+        for (uint32_t i = first; i < L->kids.len && k < o->nargs; i++) {
+            TSNode c = L->kids.items[i];
+            if (!ts_node_is_named(c) || py__kind(c) == PN_COMMENT) continue;
+            const char *kw = NULL;
+            if (py__kind(c) == PN_KEYWORD_ARGUMENT) {
+                TSNode nm = ts_node_child_by_field_id(c, fid_name);
+                kw = ts_node_is_null(nm) ? "?" : py__text(L, nm);
+            } else if (py__kind(c) == PN_LIST_SPLAT) {
+                kw = "*";
+            } else if (py__kind(c) == PN_DICTIONARY_SPLAT) {
+                kw = "**";
+            }
+            array_push(&f->args, L->vals.items[vbase + 1 + k]);
+            array_push(&f->kw, kw);
+            k++;
+        }
+        L->kids.len = first;
+    }
+    for (; k < nvals - 1; k++) {
+        array_push(&f->args, L->vals.items[vbase + 1 + k]);
+        array_push(&f->kw, (const char *)NULL);
+    }
+    L->vals.len = vbase;
+    push_val(L, op);
+}
+
+static BinOp py__binop(const char *t)
+{
+    static const struct { const char *s; BinOp op; } map[] = {
+        {"+", BIN_ADD}, {"-", BIN_SUB}, {"*", BIN_MUL}, {"/", BIN_DIV}, {"//", BIN_FLOORDIV},
+        {"%", BIN_MOD}, {"**", BIN_POW}, {"@", BIN_MATMUL}, {"&", BIN_AND}, {"|", BIN_OR},
+        {"^", BIN_XOR}, {"<<", BIN_LSHIFT}, {">>", BIN_RSHIFT},
+    };
+    size_t n = strlen(t);
+    if (n && t[n - 1] == '=') n--; /* augmented: "+=" */
+    for (size_t i = 0; i < ARRAY_LEN(map); i++)
+        if (strlen(map[i].s) == n && memcmp(map[i].s, t, n) == 0) return map[i].op;
+    return BIN_OTHER;
+}
+
+/* Schedules the evaluation of expression n, or evaluates it at once when it is a leaf. */
+static void py__expr(Lower *L, TSNode n, Schedule *s)
+{
+    PyNodeKind k = py__kind(n);
+    uint32_t vbase = L->vals.len;
+    switch (k) {
+    case PN_IDENTIFIER:
+    case PN_KEYWORD_IDENTIFIER:
+        push_val(L, py__load_name(L, n));
+        return;
+    case PN_INTEGER: push_val(L, py__const(L, n, CONST_INT)); return;
+    case PN_FLOAT: push_val(L, py__const(L, n, CONST_FLOAT)); return;
+    case PN_TRUE: case PN_FALSE: push_val(L, py__const(L, n, CONST_BOOL)); return;
+    case PN_NONE: push_val(L, py__const(L, n, CONST_NONE)); return;
+    case PN_STRING: case PN_CONCATENATED_STRING: push_val(L, py__const(L, n, CONST_STR)); return;
+    case PN_ELLIPSIS: case PN_SLICE: push_val(L, py__const(L, n, CONST_OTHER)); return;
+    case PN_PARENTHESIZED_EXPRESSION:
+    case PN_AWAIT:
+    case PN_LIST_SPLAT:
+    case PN_DICTIONARY_SPLAT: {
+        TSNode c = {0};
+        bool found = false;
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+            c = ts_node_named_child(n, i);
+            if (py__kind(c) != PN_COMMENT) { found = true; break; }
+        }
+        if (found) sched_node(s, W_EXPR, c);
+        else sched_action(s, A_CONST_UNKNOWN, n, 0, 0);
+        return;
+    }
+    case PN_ATTRIBUTE:
+        sched_node(s, W_EXPR, ts_node_child_by_field_id(n, fid_object));
+        break;
+    case PN_CALL: {
+        TSNode fn = ts_node_child_by_field_id(n, fid_function);
+        if (ts_node_is_null(fn)) { sched_action(s, A_CONST_UNKNOWN, n, 0, 0); return; }
+        sched_node(s, W_EXPR, fn);
+        py__sched_args(L, ts_node_child_by_field_id(n, fid_arguments), s);
+        sched_action(s, A_CALL, n, 0, 0);
+        /* A_CALL needs vbase: store it in the action after commit (see py__run) */
+        s->items[s->len - 1].vbase = vbase;
+        return;
+    }
+    case PN_SUBSCRIPT: {
+        sched_node(s, W_EXPR, ts_node_child_by_field_id(n, fid_value));
+        TSNode sub = ts_node_child_by_field_id(n, fid_subscript);
+        if (!ts_node_is_null(sub)) sched_node(s, W_EXPR, sub);
+        break;
+    }
+    case PN_BINARY_OPERATOR:
+    case PN_BOOLEAN_OPERATOR: {
+        TSNode l = ts_node_child_by_field_id(n, fid_left), r = ts_node_child_by_field_id(n, fid_right);
+        if (ts_node_is_null(l) || ts_node_is_null(r)) { sched_action(s, A_CONST_UNKNOWN, n, 0, 0); return; }
+        sched_node(s, W_EXPR, l);
+        sched_node(s, W_EXPR, r);
+        break;
+    }
+    case PN_LAMBDA:
+        push_val(L, py__const(L, n, CONST_OTHER));
+        return;
+    case PN_NAMED_EXPRESSION: {
+        TSNode v = ts_node_child_by_field_id(n, fid_value), nm = ts_node_child_by_field_id(n, fid_name);
+        if (ts_node_is_null(v) || ts_node_is_null(nm)) { sched_action(s, A_CONST_UNKNOWN, n, 0, 0); return; }
+        sched_node(s, W_EXPR, v);
+        sched_action(s, A_WALRUS, nm, 0, 0);
+        return;
+    }
+    case PN_LIST_COMPREHENSION:
+    case PN_SET_COMPREHENSION:
+    case PN_GENERATOR_EXPRESSION:
+    case PN_DICTIONARY_COMPREHENSION: {
+        /* Lowered straight-line: the clauses bind their targets once, then the body is the one
+         * element of the built container. The container holds what the body produces. */
+        uint32_t first = py__children(L, n);
+        TSNode body = ts_node_child_by_field_id(n, fid_body);
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            TSNode c = L->kids.items[i];
+            PyNodeKind ck = py__kind(c);
+            if (ck == PN_FOR_IN_CLAUSE) {
+                TSNode right = ts_node_child_by_field_id(c, fid_right), left = ts_node_child_by_field_id(c, fid_left);
+                if (ts_node_is_null(right) || ts_node_is_null(left)) continue;
+                sched_node(s, W_EXPR, right);
+                sched_action(s, A_COMP_NEXT, c, 0, 0);
+                sched_node(s, W_TARGET, left);
+            } else if (ck == PN_IF_CLAUSE) {
+                TSNode cond = ts_node_named_child(c, 0);
+                if (ts_node_is_null(cond)) continue;
+                sched_node(s, W_EXPR, cond);
+                sched_action(s, A_POP, c, 0, 0);
+            }
+        }
+        L->kids.len = first;
+        uint32_t body_base_marker = s->len;
+        GL_UNUSED(body_base_marker);
+        if (py__kind(body) == PN_PAIR) {
+            sched_node(s, W_EXPR, ts_node_child_by_field_id(body, fid_key));
+            sched_node(s, W_EXPR, ts_node_child_by_field_id(body, fid_value));
+            sched_action(s, A_COMP_BUILD, n, BUILD_DICT, 2);
+        } else if (!ts_node_is_null(body)) {
+            sched_node(s, W_EXPR, body);
+            sched_action(s, A_COMP_BUILD, n, k == PN_SET_COMPREHENSION ? BUILD_SET : BUILD_LIST, 1);
+        } else {
+            sched_action(s, A_CONST_UNKNOWN, n, 0, 0);
+        }
+        return;
+    }
+    case PN_YIELD: {
+        TSNode v = ts_node_named_child(n, 0);
+        if (!ts_node_is_null(v)) sched_node(s, W_EXPR, v);
+        break;
+    }
+    default: {
+        /* tuples, lists, sets, dicts, comparisons, unary/not, conditional expressions, and anything
+         * unknown: evaluate the named children, then build in W_EXIT */
+        uint32_t first = py__children(L, n);
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            TSNode c = L->kids.items[i];
+            if (!ts_node_is_named(c)) continue;
+            PyNodeKind ck = py__kind(c);
+            if (ck == PN_COMMENT) continue;
+            if (ck == PN_PAIR) {
+                TSNode key = ts_node_child_by_field_id(c, fid_key), val = ts_node_child_by_field_id(c, fid_value);
+                if (!ts_node_is_null(key)) sched_node(s, W_EXPR, key);
+                if (!ts_node_is_null(val)) sched_node(s, W_EXPR, val);
+            } else if (ck == PN_ERROR) {
+                py__error(L, c);
+            } else if (k == PN_OTHER && ck == PN_OTHER) {
+                /* unknown container of unknown things: skip */
+            } else {
+                sched_node(s, W_EXPR, c);
+            }
+        }
+        L->kids.len = first;
+        break;
+    }
+    }
+    Work w;
+    memset(&w, 0, sizeof w);
+    w.kind = W_EXIT;
+    w.node = n;
+    w.vbase = vbase;
+    array_push(s, w);
+}
+
+static void py__exit(Lower *L, TSNode n, uint32_t vbase)
+{
+    PyNodeKind k = py__kind(n);
+    uint32_t nv = L->vals.len - vbase;
+    uint32_t *v = L->vals.items + vbase;
+    uint32_t op;
+    IrFunc *f = L_f(L);
+    switch (k) {
+    case PN_ATTRIBUTE: {
+        op = emit(L, IR_ATTR, n);
+        IrOp *o = op_at(L, op);
+        o->a = nv ? v[0] : IR_NONE;
+        TSNode an = ts_node_child_by_field_id(n, fid_attribute);
+        o->name = ts_node_is_null(an) ? "?" : py__text(L, an);
+        if (o->a != IR_NONE) {
+            const IrOp *base = &f->ops.items[o->a];
+            if (base->qual) o->qual = arena_printf(L->arena, "%s.%s", base->qual, o->name);
+            /* `x.attr` of a variable (one or two levels: self.rnn.hidden) is a pseudo-variable,
+             * so stores and loads of it flow like a local's */
+            if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE &&
+                strlen(f->vars.items[base->var].name) < 128)
+                o->var = ir_func_pseudo_var(f, L->arena, base->var, o->name);
+        }
+        break;
+    }
+    case PN_SUBSCRIPT:
+        op = emit(L, IR_ITEM, n);
+        op_at(L, op)->a = nv ? v[0] : IR_NONE;
+        op_at(L, op)->b = nv > 1 ? v[1] : IR_NONE;
+        break;
+    case PN_BINARY_OPERATOR: {
+        op = emit(L, IR_BINOP, n);
+        TSNode opn = ts_node_child_by_field_id(n, fid_operator);
+        op_at(L, op)->aux = ts_node_is_null(opn) ? BIN_OTHER : py__binop(py__text(L, opn));
+        op_at(L, op)->a = nv ? v[0] : IR_NONE;
+        op_at(L, op)->b = nv > 1 ? v[1] : IR_NONE;
+        break;
+    }
+    case PN_BOOLEAN_OPERATOR:
+    case PN_CONDITIONAL_EXPRESSION:
+        op = emit(L, IR_SELECT, n);
+        op_at(L, op)->a = nv ? v[0] : IR_NONE;
+        op_at(L, op)->b = nv > 1 ? v[nv - 1] : IR_NONE;
+        break;
+    case PN_COMPARISON_OPERATOR:
+        op = emit(L, IR_COMPARE, n);
+        op_at(L, op)->a = nv ? v[0] : IR_NONE;
+        op_at(L, op)->b = nv > 1 ? v[1] : IR_NONE;
+        break;
+    case PN_NOT_OPERATOR:
+    case PN_UNARY_OPERATOR: {
+        op = emit(L, IR_UNOP, n);
+        op_at(L, op)->a = nv ? v[0] : IR_NONE;
+        op_at(L, op)->aux = k == PN_NOT_OPERATOR ? UN_NOT : UN_NEG;
+        if (k == PN_UNARY_OPERATOR) {
+            TSNode opn = ts_node_child_by_field_id(n, fid_operator);
+            const char *t = ts_node_is_null(opn) ? "-" : py__text(L, opn);
+            op_at(L, op)->aux = t[0] == '~' ? UN_INVERT : t[0] == '+' ? UN_POS : UN_NEG;
+        }
+        break;
+    }
+    case PN_YIELD:
+        op = emit(L, IR_YIELD, n);
+        op_at(L, op)->a = nv ? v[0] : IR_NONE;
+        break;
+    case PN_TUPLE: case PN_EXPRESSION_LIST: case PN_PATTERN_LIST: case PN_TUPLE_PATTERN:
+    case PN_LIST: case PN_LIST_PATTERN: case PN_SET: case PN_DICTIONARY: {
+        op = emit(L, IR_BUILD, n);
+        IrOp *o = op_at(L, op);
+        o->aux = k == PN_LIST || k == PN_LIST_PATTERN ? BUILD_LIST : k == PN_SET ? BUILD_SET
+               : k == PN_DICTIONARY ? BUILD_DICT : BUILD_TUPLE;
+        o->args = f->args.len;
+        o->nargs = nv;
+        for (uint32_t i = 0; i < nv; i++) {
+            array_push(&f->args, L->vals.items[vbase + i]);
+            array_push(&f->kw, (const char *)NULL);
+        }
+        break;
+    }
+    default: {
+        /* unknown expression kinds: a value that joins whatever its parts carry */
+        op = emit(L, IR_BUILD, n);
+        IrOp *o = op_at(L, op);
+        o->aux = BUILD_TUPLE;
+        o->args = f->args.len;
+        o->nargs = nv;
+        for (uint32_t i = 0; i < nv; i++) {
+            array_push(&f->args, L->vals.items[vbase + i]);
+            array_push(&f->kw, (const char *)NULL);
+        }
+        if (k == PN_ERROR) py__error(L, n);
+        break;
+    }
+    }
+    L->vals.len = vbase;
+    push_val(L, op);
+}
+
+/* ---- targets --------------------------------------------------------------------------------- */
+
+static void py__target(Lower *L, TSNode n, Schedule *s)
+{
+    PyNodeKind k = py__kind(n);
+    uint32_t value = pop_val(L);
+    switch (k) {
+    case PN_IDENTIFIER:
+    case PN_KEYWORD_IDENTIFIER: {
+        const char *name = py__text(L, n);
+        uint32_t op = emit(L, IR_STORE, n);
+        op_at(L, op)->a = value;
+        op_at(L, op)->var = ir_func_var(L_f(L), L->arena, name, strlen(name));
+        op_at(L, op)->name = L_f(L)->vars.items[op_at(L, op)->var].name;
+        break;
+    }
+    case PN_TUPLE: case PN_LIST: case PN_PATTERN_LIST: case PN_TUPLE_PATTERN: case PN_LIST_PATTERN:
+    case PN_EXPRESSION_LIST: {
+        uint32_t first = py__children(L, n), idx = 0;
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            TSNode c = L->kids.items[i];
+            if (!ts_node_is_named(c) || py__kind(c) == PN_COMMENT) continue;
+            bool star = py__kind(c) == PN_LIST_SPLAT_PATTERN || py__kind(c) == PN_LIST_SPLAT;
+            sched_action(s, A_UNPACK, c, value, star ? IR_UNPACK_STAR : idx);
+            TSNode inner = star ? ts_node_named_child(c, 0) : c;
+            if (ts_node_is_null(inner)) sched_action(s, A_POP, c, 0, 0);
+            else sched_node(s, W_TARGET, inner);
+            idx++;
+        }
+        L->kids.len = first;
+        break;
+    }
+    case PN_PARENTHESIZED_EXPRESSION: {
+        TSNode inner = ts_node_named_child(n, 0);
+        push_val(L, value);
+        if (!ts_node_is_null(inner)) sched_node(s, W_TARGET, inner);
+        else pop_val(L);
+        break;
+    }
+    case PN_ATTRIBUTE:
+        sched_node(s, W_EXPR, ts_node_child_by_field_id(n, fid_object));
+        sched_action(s, A_SET_ATTR, n, value, 0);
+        break;
+    case PN_SUBSCRIPT: {
+        sched_node(s, W_EXPR, ts_node_child_by_field_id(n, fid_value));
+        TSNode sub = ts_node_child_by_field_id(n, fid_subscript);
+        if (!ts_node_is_null(sub)) sched_node(s, W_EXPR, sub);
+        else sched_action(s, A_CONST_UNKNOWN, n, 0, 0);
+        sched_action(s, A_SET_ITEM, n, value, 0);
+        break;
+    }
+    case PN_LIST_SPLAT_PATTERN:
+    case PN_LIST_SPLAT: {
+        TSNode inner = ts_node_named_child(n, 0);
+        sched_action(s, A_UNPACK, n, value, IR_UNPACK_STAR);
+        if (!ts_node_is_null(inner)) sched_node(s, W_TARGET, inner);
+        else sched_action(s, A_POP, n, 0, 0);
+        break;
+    }
+    default:
+        if (k == PN_ERROR) py__error(L, n);
+        break;
+    }
+}
+
+/* ---- definitions ----------------------------------------------------------------------------- */
+
+static void py__params(Lower *L, IrFunc *f, TSNode params)
+{
+    if (ts_node_is_null(params)) return;
+    uint32_t first = py__children(L, params);
+    uint32_t pos = 0;
+    for (uint32_t i = first; i < L->kids.len; i++) {
+        TSNode c = L->kids.items[i];
+        if (!ts_node_is_named(c)) continue;
+        PyNodeKind ck = py__kind(c);
+        TSNode name = c;
+        TSNode type = {0};
+        bool typed = false;
+        if (ck == PN_DEFAULT_PARAMETER || ck == PN_TYPED_DEFAULT_PARAMETER) {
+            name = ts_node_child_by_field_id(c, fid_name);
+            if (ck == PN_TYPED_DEFAULT_PARAMETER) type = ts_node_child_by_field_id(c, fid_type), typed = true;
+        } else if (ck == PN_TYPED_PARAMETER) {
+            name = ts_node_named_child(c, 0);
+            type = ts_node_child_by_field_id(c, fid_type), typed = true;
+        }
+        if (py__kind(name) == PN_LIST_SPLAT_PATTERN || py__kind(name) == PN_DICTIONARY_SPLAT_PATTERN)
+            name = ts_node_named_child(name, 0);
+        if (py__kind(name) != PN_IDENTIFIER) continue;
+        const char *nm = py__text(L, name);
+        uint32_t op = emit(L, IR_PARAM, name);
+        IrOp *o = op_at(L, op);
+        o->var = ir_func_var(f, L->arena, nm, strlen(nm));
+        o->name = f->vars.items[o->var].name;
+        o->aux = pos++;
+        if (typed && !ts_node_is_null(type)) o->qual = py__static_qual(L, ts_node_named_child(type, 0));
+        f->vars.items[o->var].is_param = 1;
+        uint32_t st = emit(L, IR_STORE, name);
+        op_at(L, st)->a = op;
+        op_at(L, st)->var = o->var;
+        op_at(L, st)->name = o->name;
+    }
+    f->nparams = pos;
+    L->kids.len = first;
+}
+
+static uint8_t py__decorator_mode(const char *q)
+{
+    if (!q) return GRAD_DEFAULT;
+    if (!strcmp(q, "torch.no_grad") || !strcmp(q, "torch.autograd.no_grad") || !strcmp(q, "no_grad") ||
+        !strcmp(q, "torch.autograd.grad_mode.no_grad"))
+        return GRAD_NO_GRAD;
+    if (!strcmp(q, "torch.inference_mode") || !strcmp(q, "inference_mode")) return GRAD_INFERENCE;
+    if (!strcmp(q, "torch.enable_grad") || !strcmp(q, "enable_grad")) return GRAD_ENABLE;
+    return GRAD_DEFAULT;
+}
+
+static void py__func_begin(Lower *L, const Work *w)
+{
+    TSNode n = w->node;
+    bool is_lambda = py__kind(n) == PN_LAMBDA;
+    TSNode name = ts_node_child_by_field_id(n, fid_name);
+    const char *nm = ts_node_is_null(name) ? "<lambda>" : py__text(L, name);
+    IrFunc *parent = L_f(L);
+    uint32_t cls = L_fn(L)->cls;
+    IrFunc *f = ir_func_new(L->m, nm);
+    f->parent = parent->index;
+    f->span = py__span(ts_node_is_null(name) ? n : name);
+    f->is_lambda = is_lambda;
+    if (cls != IR_NONE) {
+        IrClass *c = L->m->classes.items[cls];
+        f->cls = cls;
+        f->qualname = arena_printf(L->arena, "%s.%s", c->name, nm);
+        array_push(&c->methods, f->index);
+        if (!strcmp(nm, "__init__")) c->init = f->index;
+        if (!strcmp(nm, "forward")) c->forward = f->index;
+    } else if (parent->index != 0) {
+        f->qualname = arena_printf(L->arena, "%s.%s", parent->qualname, nm);
+    }
+    if (w->aux2) {
+        /* decorators of a decorated_definition */
+        TSNode d = w->node2;
+        for (uint32_t i = 0; i < ts_node_named_child_count(d); i++) {
+            TSNode c = ts_node_named_child(d, i);
+            if (py__kind(c) != PN_DECORATOR) continue;
+            const char *q = py__static_qual(L, ts_node_named_child(c, 0));
+            if (!q) continue;
+            array_push(&f->decorators, q);
+            uint8_t mode = py__decorator_mode(q);
+            if (mode != GRAD_DEFAULT) f->base_mode = mode;
+        }
+    }
+    FuncCtx fc = {f, IR_NONE, L->modes.len, IR_NONE};
+    array_push(&L->funcs, fc);
+    py__params(L, f, ts_node_child_by_field_id(n, fid_parameters));
+}
+
+static void py__func_end(Lower *L, const Work *w)
+{
+    IrFunc *f = L_f(L);
+    /* names read but never bound here are globals or closure variables */
+    Array(uint8_t) bound;
+    array_init(&bound);
+    array_reserve(&bound, f->vars.len);
+    memset(bound.items, 0, f->vars.len);
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if ((o->kind == IR_STORE || o->kind == IR_PARAM) && o->var != IR_NONE) bound.items[o->var] = 1;
+    }
+    for (uint32_t i = 0; i < f->vars.len; i++)
+        if (f->vars.items[i].base == IR_NONE && !bound.items[i] && f->index != 0) f->vars.items[i].is_global = 1;
+    array_free(&bound);
+    if (f->index == 0) return;
+    L->funcs.len--;
+    uint32_t op = emit(L, IR_DEFINE, w->node);
+    op_at(L, op)->aux = f->index;
+    TSNode name = ts_node_child_by_field_id(w->node, fid_name);
+    if (!ts_node_is_null(name)) {
+        push_val(L, op);
+        py__target(L, name, NULL);
+    }
+}
+
+static void py__class_begin(Lower *L, const Work *w)
+{
+    TSNode n = w->node;
+    TSNode name = ts_node_child_by_field_id(n, fid_name);
+    IrClass *c = ARENA_NEW(L->arena, IrClass);
+    c->name = ts_node_is_null(name) ? "?" : py__text(L, name);
+    c->index = L->m->classes.len;
+    c->init = c->forward = IR_NONE;
+    c->span = py__span(ts_node_is_null(name) ? n : name);
+    TSNode sup = ts_node_child_by_field_id(n, fid_superclasses);
+    for (uint32_t i = 0; !ts_node_is_null(sup) && i < ts_node_named_child_count(sup); i++) {
+        TSNode b = ts_node_named_child(sup, i);
+        if (py__kind(b) == PN_KEYWORD_ARGUMENT) continue;
+        const char *q = py__static_qual(L, b);
+        if (q) array_push(&c->bases, q);
+    }
+    array_push(&L->m->classes, c);
+    array_push(&L->classes, c->index);
+    L_fn(L)->cls = c->index; /* defs directly in the class body become its methods */
+}
+
+static void py__class_end(Lower *L, const Work *w)
+{
+    L->classes.len--;
+    L_fn(L)->cls = L->classes.len ? *array_back(&L->classes) : IR_NONE;
+    uint32_t op = emit(L, IR_DEFINE, w->node);
+    op_at(L, op)->aux = IR_NONE - 1 - (L->m->classes.len - 1); /* classes are encoded from the top */
+    op_at(L, op)->name = "class";
+    TSNode name = ts_node_child_by_field_id(w->node, fid_name);
+    if (!ts_node_is_null(name)) {
+        push_val(L, op);
+        py__target(L, name, NULL);
+    }
+}
+
+/* ---- the driver ------------------------------------------------------------------------------ */
+
+static uint8_t py__with_mode(Lower *L, uint32_t ctx)
+{
+    const IrOp *o = &L_f(L)->ops.items[ctx];
+    if (o->kind != IR_CALL || !o->qual) return GRAD_KEEP;
+    const char *q = o->qual;
+    uint8_t m = py__decorator_mode(q);
+    if (m != GRAD_DEFAULT) return m;
+    if (!strcmp(q, "torch.set_grad_enabled") || !strcmp(q, "torch.autograd.set_grad_enabled") ||
+        !strcmp(q, "set_grad_enabled")) {
+        if (o->nargs >= 1) {
+            const IrOp *arg = &L_f(L)->ops.items[L_f(L)->args.items[o->args]];
+            if (arg->kind == IR_CONST && arg->name && !strcmp(arg->name, "False")) return GRAD_NO_GRAD;
+            if (arg->kind == IR_CONST && arg->name && !strcmp(arg->name, "True")) return GRAD_ENABLE;
+        }
+        return GRAD_MAYBE_OFF;
+    }
+    return GRAD_KEEP;
+}
+
+static void py__action(Lower *L, Work *w, Schedule *s)
+{
+    IrFunc *f = L_f(L);
+    switch ((Action)w->act) {
+    case A_EXPR_STMT: {
+        uint32_t v = pop_val(L);
+        if (v == IR_NONE) break;
+        if (f->ops.items[v].kind == IR_CALL) f->ops.items[v].flags |= IR_F_STMT;
+        uint32_t op = emit(L, IR_EXPR, w->node);
+        op_at(L, op)->a = v;
+        break;
+    }
+    case A_POP: pop_val(L); break;
+    case A_DUP: {
+        uint32_t v = L->vals.len ? *array_back(&L->vals) : IR_NONE;
+        push_val(L, v);
+        break;
+    }
+    case A_CONST_UNKNOWN: push_val(L, py__const(L, w->node, CONST_OTHER)); break;
+    case A_FOR_BEGIN:
+    case A_WHILE_BEGIN: {
+        IrLoop loop;
+        memset(&loop, 0, sizeof loop);
+        loop.parent = L_fn(L)->loop;
+        loop.is_while = w->act == A_WHILE_BEGIN;
+        loop.iter = loop.is_while ? IR_NONE : pop_val(L);
+        loop.end = IR_NONE;
+        loop.feedback_call = IR_NONE;
+        /* the loop's span is its header: from the keyword to the end of the iterable/condition */
+        TSNode hdr_end = ts_node_child_by_field_id(w->node, loop.is_while ? fid_condition : fid_right);
+        loop.span = py__span(w->node);
+        if (!ts_node_is_null(hdr_end)) {
+            Span e = py__span(hdr_end);
+            loop.span.end = e.end, loop.span.end_row = e.end_row, loop.span.end_col = e.end_col;
+        }
+        array_push(&f->loops, loop);
+        uint32_t id = f->loops.len - 1;
+        L_fn(L)->loop = id;
+        uint32_t op = emit(L, IR_LOOP, w->node);
+        op_at(L, op)->aux = id;
+        op_at(L, op)->span = f->loops.items[id].span;
+        f->loops.items[id].op = op;
+        if (!loop.is_while) {
+            uint32_t nx = emit(L, IR_NEXT, w->node);
+            op_at(L, nx)->a = loop.iter;
+            op_at(L, nx)->span = f->loops.items[id].span;
+            push_val(L, nx);
+        }
+        break;
+    }
+    case A_END_LOOP: {
+        uint32_t id = L_fn(L)->loop;
+        if (NEVER(id == IR_NONE)) break;
+        uint32_t op = emit(L, IR_END_LOOP, w->node);
+        op_at(L, op)->aux = id;
+        f->loops.items[id].end = op;
+        L_fn(L)->loop = f->loops.items[id].parent;
+        break;
+    }
+    case A_BREAK:
+    case A_CONTINUE: {
+        uint32_t id = L_fn(L)->loop;
+        if (id == IR_NONE) break; /* a syntax error; nothing to model */
+        uint32_t op = emit(L, w->act == A_BREAK ? IR_BREAK : IR_CONTINUE, w->node);
+        op_at(L, op)->aux = id;
+        break;
+    }
+    case A_IF: {
+        uint32_t cond = pop_val(L);
+        uint32_t op = emit(L, IR_IF, w->node);
+        op_at(L, op)->a = cond;
+        op_at(L, op)->aux = w->aux;
+        break;
+    }
+    case A_ELSE: op_at(L, emit(L, IR_ELSE, w->node))->aux = w->aux; break;
+    case A_END_IF: op_at(L, emit(L, IR_END_IF, w->node))->aux = w->aux; break;
+    case A_TRY: op_at(L, emit(L, IR_TRY, w->node))->aux = w->aux; break;
+    case A_EXCEPT: op_at(L, emit(L, IR_EXCEPT, w->node))->aux = w->aux; break;
+    case A_END_TRY: op_at(L, emit(L, IR_END_TRY, w->node))->aux = w->aux; break;
+    case A_WITH: {
+        uint32_t ctx = pop_val(L);
+        uint8_t mode = ctx == IR_NONE ? GRAD_KEEP : py__with_mode(L, ctx);
+        uint32_t op = emit(L, IR_WITH, w->node);
+        op_at(L, op)->a = ctx;
+        op_at(L, op)->aux = mode;
+        array_push(&L->modes, mode);
+        if (w->aux) push_val(L, ctx); /* the `as` target gets the context's value */
+        break;
+    }
+    case A_END_WITH:
+        if (L->modes.len > L_fn(L)->mode_depth) L->modes.len--;
+        emit(L, IR_END_WITH, w->node);
+        break;
+    case A_RETURN: {
+        uint32_t v = w->aux ? pop_val(L) : IR_NONE;
+        op_at(L, emit(L, IR_RETURN, w->node))->a = v;
+        break;
+    }
+    case A_FUNC_BEGIN: py__func_begin(L, w); break;
+    case A_FUNC_END: py__func_end(L, w); break;
+    case A_CLASS_BEGIN: py__class_begin(L, w); break;
+    case A_CLASS_END: py__class_end(L, w); break;
+    case A_AUG: {
+        uint32_t rhs = pop_val(L), lhs = pop_val(L);
+        uint32_t op = emit(L, IR_BINOP, w->node);
+        TSNode opn = ts_node_child_by_field_id(w->node, fid_operator);
+        op_at(L, op)->aux = ts_node_is_null(opn) ? BIN_OTHER : py__binop(py__text(L, opn));
+        op_at(L, op)->a = lhs;
+        op_at(L, op)->b = rhs;
+        op_at(L, op)->flags |= IR_F_AUG;
+        push_val(L, op);
+        break;
+    }
+    case A_UNPACK: {
+        uint32_t op = emit(L, IR_UNPACK, w->node);
+        op_at(L, op)->a = w->aux;
+        op_at(L, op)->aux = w->aux2;
+        push_val(L, op);
+        break;
+    }
+    case A_SET_ATTR: {
+        uint32_t obj = pop_val(L);
+        uint32_t op = emit(L, IR_SET_ATTR, w->node);
+        IrOp *o = op_at(L, op);
+        o->a = obj;
+        o->b = w->aux;
+        TSNode an = ts_node_child_by_field_id(w->node, fid_attribute);
+        o->name = ts_node_is_null(an) ? "?" : py__text(L, an);
+        if (obj != IR_NONE) {
+            const IrOp *base = &f->ops.items[obj];
+            if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE &&
+                strlen(f->vars.items[base->var].name) < 128)
+                o->var = ir_func_pseudo_var(f, L->arena, base->var, o->name);
+        }
+        break;
+    }
+    case A_SET_ITEM: {
+        uint32_t idx = pop_val(L), obj = pop_val(L);
+        uint32_t op = emit(L, IR_SET_ITEM, w->node);
+        op_at(L, op)->a = obj;
+        op_at(L, op)->b = idx;
+        op_at(L, op)->c = w->aux;
+        break;
+    }
+    case A_COMP_NEXT: {
+        uint32_t it = pop_val(L);
+        uint32_t op = emit(L, IR_NEXT, w->node);
+        op_at(L, op)->a = it;
+        push_val(L, op);
+        break;
+    }
+    case A_COMP_BUILD: {
+        uint32_t n = GL_MIN(w->aux2, L->vals.len);
+        uint32_t op = emit(L, IR_BUILD, w->node);
+        IrOp *o = op_at(L, op);
+        o->aux = w->aux;
+        o->args = f->args.len;
+        o->nargs = n;
+        for (uint32_t i = L->vals.len - n; i < L->vals.len; i++) {
+            array_push(&f->args, L->vals.items[i]);
+            array_push(&f->kw, (const char *)NULL);
+        }
+        L->vals.len -= n;
+        push_val(L, op);
+        break;
+    }
+    case A_WALRUS: {
+        uint32_t v = L->vals.len ? *array_back(&L->vals) : IR_NONE;
+        const char *name = py__text(L, w->node);
+        uint32_t op = emit(L, IR_STORE, w->node);
+        op_at(L, op)->a = v;
+        op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
+        op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
+        break;
+    }
+    case A_CALL: py__emit_call(L, w->node, w->vbase); break;
+    }
+    GL_UNUSED(s);
+}
+
+static void py__collect_comments(IrModule *m, TSNode root, TSTreeCursor *cur)
+{
+    /* comments can sit anywhere in the tree: a full iterative walk, cheap next to the parse */
+    ts_tree_cursor_reset(cur, root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(cur);
+        m->n_nodes++;
+        if (py__kind(n) == PN_COMMENT) array_push(&m->comments, py__span(n));
+        else if (py__kind(n) == PN_ERROR || ts_node_is_missing(n)) {
+            /* recorded by the lowering when it meets them at statement level; others here */
+        }
+        if (ts_tree_cursor_goto_first_child(cur)) continue;
+        while (!ts_tree_cursor_goto_next_sibling(cur))
+            if (!ts_tree_cursor_goto_parent(cur)) return;
+    }
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static pthread_once_t py_once_flag = PTHREAD_ONCE_INIT;
+
+long py_parse_only(const char *src, size_t len)
+{
+    pthread_once(&py_once_flag, py__init_tables);
+    TSParser *p = ts_parser_new();
+    ts_parser_set_language(p, tree_sitter_python());
+    TSTree *t = ts_parser_parse_string(p, NULL, src, (uint32_t)len);
+    long n = t ? 1 : -1;
+    ts_tree_delete(t);
+    ts_parser_delete(p);
+    return n;
+}
+
+int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats)
+{
+    pthread_once(&py_once_flag, py__init_tables);
+    if (m->len > UINT32_MAX / 2) return -1;
+    uint64_t t0 = now_ns();
+    TSParser *p = ts_parser_new();
+    ts_parser_set_language(p, tree_sitter_python());
+    if (timeout_us) ts_parser_set_timeout_micros(p, timeout_us);
+    TSTree *tree = ts_parser_parse_string(p, NULL, m->src, (uint32_t)m->len);
+    ts_parser_delete(p);
+    if (!tree) return -2; /* timed out */
+    uint64_t t1 = now_ns();
+
+    Lower L;
+    memset(&L, 0, sizeof L);
+    L.m = m;
+    L.arena = m->arena;
+    L.src = m->src;
+    strmap_init(&L.imports);
+    TSNode root = ts_tree_root_node(tree);
+    L.cursor = ts_tree_cursor_new(root);
+    py__collect_comments(m, root, &L.cursor);
+
+    IrFunc *top = ir_func_new(m, "<module>");
+    top->span = py__span(root);
+    FuncCtx fc = {top, IR_NONE, 0, IR_NONE};
+    array_push(&L.funcs, fc);
+    if (ts_node_has_error(root) && py__kind(root) == PN_ERROR) py__error(&L, root);
+
+    Schedule s;
+    array_init(&s);
+    push_work(&L, W_STMT, root);
+    while (L.work.len) {
+        Work w = array_pop(&L.work);
+        switch ((WorkKind)w.kind) {
+        case W_STMT:
+            if (!ts_node_is_null(w.node)) py__stmt(&L, w.node, &s);
+            break;
+        case W_EXPR:
+            if (ts_node_is_null(w.node)) push_val(&L, py__const(&L, w.node, CONST_OTHER));
+            else py__expr(&L, w.node, &s);
+            break;
+        case W_EXIT: py__exit(&L, w.node, w.vbase); break;
+        case W_TARGET: py__target(&L, w.node, &s); break;
+        case W_ACTION: py__action(&L, &w, &s); break;
+        }
+        sched_commit(&L, &s);
+    }
+    /* the module's own variables: nothing is global from its point of view */
+    Work endw;
+    memset(&endw, 0, sizeof endw);
+    L.funcs.len = 1;
+    py__func_end(&L, &endw);
+    /* Functions whose END never ran (impossible without a bug) still have consistent arrays. */
+    array_free(&s);
+    array_free(&L.work), array_free(&L.vals), array_free(&L.funcs), array_free(&L.modes);
+    array_free(&L.classes), array_free(&L.import_quals), array_free(&L.kids);
+    strmap_free(&L.imports);
+    ts_tree_cursor_delete(&L.cursor);
+    ts_tree_delete(tree);
+    uint64_t t2 = now_ns();
+    if (stats) stats->n_nodes = m->n_nodes, stats->parse_ns = t1 - t0, stats->lower_ns = t2 - t1;
+    return 0;
+}

@@ -1,0 +1,1323 @@
+/* The grad dataflow: abstract interpretation of each function's structured IR.
+ *
+ * Environments map variables to abstract values (dataflow.h). Regions are interpreted in order;
+ * IF/TRY regions join their branches, and a loop's body is re-interpreted until the environment at
+ * its header stops changing (a phi at the header: a variable whose back-edge value differs from
+ * its entry value becomes "carried" by that loop). Three passes reach the fixed point in practice
+ * because the lattice is shallow (grad has four levels); the cap is a safety net.
+ *
+ * Functions are analysed on demand when first called (so a helper's summary is ready where it is
+ * used), the rest afterwards, each once. Nothing here recurses over syntax; the only recursion is
+ * through calls of local functions, bounded by DF_MAX_CALL_DEPTH. */
+#include <stdio.h>
+#include "ir/dataflow.h"
+
+#define DF_MAX_PASSES 4
+#define DF_MAX_CALL_DEPTH 6
+
+typedef enum ApiEffect {
+    EFF_NONE, EFF_DIFF, EFF_NONDIFF, EFF_SCALAR, EFF_DETACH, EFF_MOVE, EFF_INPLACE, EFF_FACTORY,
+    EFF_REDUCE, EFF_LOSS, EFF_SHAPE, EFF_PIECES, EFF_MODULE, EFF_LOSSMOD, EFF_OPTIM, EFF_LOADER,
+    EFF_PARAM, EFF_NOGRAD, EFF_INFER, EFF_ENABLE, EFF_BACKWARD, EFF_VARIABLE, EFF_GRADFN,
+} ApiEffect;
+
+typedef struct ApiEntry {
+    const char *name;
+    uint8_t effect;
+    uint8_t kind; /* 0 function, 1 prefix, 2 method */
+} ApiEntry;
+
+static const ApiEntry api_table[] = {
+#define API_FN(n, e) {n, EFF_##e, 0},
+#define API_PREFIX(n, e) {n, EFF_##e, 1},
+#define API_METHOD(n, e) {n, EFF_##e, 2},
+#include "ir/torch_api.def"
+#undef API_FN
+#undef API_PREFIX
+#undef API_METHOD
+};
+
+static ApiEffect api_function(const char *qual)
+{
+    if (!qual) return EFF_NONE;
+    for (size_t i = 0; i < ARRAY_LEN(api_table); i++)
+        if (api_table[i].kind == 0 && !strcmp(api_table[i].name, qual)) return api_table[i].effect;
+    for (size_t i = 0; i < ARRAY_LEN(api_table); i++) {
+        const ApiEntry *e = &api_table[i];
+        if (e->kind != 1 || strncmp(qual, e->name, strlen(e->name)) != 0) continue;
+        if (e->effect == EFF_MODULE || e->effect == EFF_OPTIM) {
+            /* constructors are CamelCase: torch.nn.Linear, torch.optim.Adam; lowercase names under
+             * torch.nn (torch.nn.functional handled above) are functions */
+            const char *last = strrchr(qual, '.');
+            last = last ? last + 1 : qual;
+            if (last[0] < 'A' || last[0] > 'Z') return EFF_DIFF;
+            if (e->effect == EFF_MODULE) {
+                size_t n = strlen(last);
+                if (n > 4 && !strcmp(last + n - 4, "Loss")) return EFF_LOSSMOD;
+            }
+        }
+        return e->effect;
+    }
+    return EFF_NONE;
+}
+
+static ApiEffect api_method(const char *name)
+{
+    if (!name) return EFF_NONE;
+    for (size_t i = 0; i < ARRAY_LEN(api_table); i++)
+        if (api_table[i].kind == 2 && !strcmp(api_table[i].name, name)) return api_table[i].effect;
+    return EFF_NONE;
+}
+
+/* Methods that only modules (and optimizers) have: evidence that an unknown object is a model. */
+static bool df__module_method(const char *name)
+{
+    static const char *const names[] = {
+        "parameters", "named_parameters", "eval", "train", "state_dict", "load_state_dict", "modules",
+        "children", "named_modules", "buffers", "forward", "apply", "register_buffer",
+        "register_forward_hook", "init_hidden", "init_hidden_state", "init_state", "create_hidden",
+        "reset_state", "reset_hidden", "reset_states", "begin_state", "initHidden", "init_states",
+    };
+    for (size_t i = 0; i < ARRAY_LEN(names); i++)
+        if (!strcmp(names[i], name)) return true;
+    return false;
+}
+
+static bool df__container_mutator(const char *name)
+{
+    return !strcmp(name, "append") || !strcmp(name, "extend") || !strcmp(name, "insert") ||
+           !strcmp(name, "add") || !strcmp(name, "update") || !strcmp(name, "setdefault") ||
+           !strcmp(name, "appendleft") || !strcmp(name, "put");
+}
+
+const char *df_loop_kind_name(uint8_t kind)
+{
+    static const char *const names[] = {"unknown", "step", "epoch", "sequence", "feedback"};
+    return kind < ARRAY_LEN(names) ? names[kind] : "?";
+}
+
+const char *df_grad_name(uint8_t g)
+{
+    static const char *const names[] = {"no-grad", "may-grad", "post-backward", "graph-live"};
+    return g < ARRAY_LEN(names) ? names[g] : "?";
+}
+
+bool df_mode_off(uint8_t mode)
+{
+    return mode == GRAD_NO_GRAD || mode == GRAD_INFERENCE || mode == GRAD_MAYBE_OFF;
+}
+
+static AVal aval(uint8_t kind, uint8_t grad, uint32_t def)
+{
+    AVal v;
+    memset(&v, 0, sizeof v);
+    v.kind = kind, v.grad = grad, v.def = def;
+    v.src = v.carried = v.ref = IR_NONE;
+    return v;
+}
+
+static AVal aval_unset(void)
+{
+    AVal v = aval(VK_UNKNOWN, G_NONE, IR_NONE);
+    v.flags = VF_UNSET;
+    return v;
+}
+
+static bool aval_eq(const AVal *a, const AVal *b)
+{
+    return a->kind == b->kind && a->grad == b->grad && a->elem == b->elem && a->flags == b->flags &&
+           a->def == b->def && a->carried == b->carried && a->ref == b->ref && a->pmask == b->pmask;
+}
+
+static AVal aval_join(const AVal *a, const AVal *b)
+{
+    if (a->flags & VF_UNSET) return *b;
+    if (b->flags & VF_UNSET) return *a;
+    AVal r = *a;
+    if (a->kind != b->kind) r.kind = VK_UNKNOWN;
+    r.grad = GL_MAX(a->grad, b->grad);
+    r.elem = GL_MAX(a->elem, b->elem);
+    r.flags = (uint16_t)((a->flags | b->flags) & ~VF_UNSET);
+    if (!(a->flags & b->flags & VF_ZERO_DIM)) r.flags &= (uint16_t)~VF_ZERO_DIM;
+    r.pmask = a->pmask | b->pmask;
+    if (b->grad > a->grad) r.src = b->src;
+    if (a->def != b->def) r.def = GL_MIN(a->def, b->def);
+    if (r.carried == IR_NONE) r.carried = b->carried;
+    if (a->ref != b->ref) r.ref = IR_NONE;
+    return r;
+}
+
+/* ---- the interpreter ------------------------------------------------------------------------- */
+
+typedef struct Region {
+    uint8_t kind;   /* IR_IF, IR_TRY, IR_LOOP */
+    uint8_t has_else, in_handler, pass;
+    uint32_t op;    /* the opening op */
+    uint32_t loop;  /* loop id for IR_LOOP */
+    AVal *pre;      /* IF/TRY: env before; LOOP: env at entry */
+    AVal *alt;      /* IF: then-branch end; TRY: try-body end + handler ends; LOOP: header env */
+    AVal *brk;      /* LOOP: join of break envs */
+    AVal *cont;     /* LOOP: join of continue envs */
+    bool alt_dead, brk_dead, cont_dead, pre_dead;
+} Region;
+
+typedef struct Interp {
+    const IrModule *m;
+    Facts *fx;
+    const IrFunc *f;
+    FuncFacts *ff;
+    Arena *arena;
+    uint32_t nvars;
+    AVal *env;
+    bool dead;
+    Array(Region) regions;
+    uint8_t *backward_vars; /* variables .backward() is called on somewhere: they carry a graph */
+    uint8_t *module_vars;   /* variables with module-only methods called on them */
+    int depth;
+} Interp;
+
+static void df_analyse_func(Facts *fx, uint32_t fi, int depth);
+
+static AVal *env_copy(Interp *I, const AVal *src)
+{
+    AVal *e = ARENA_NEW_N(I->arena, AVal, I->nvars ? I->nvars : 1);
+    memcpy(e, src, sizeof(AVal) * I->nvars);
+    return e;
+}
+
+static void env_join_into(Interp *I, AVal *dst, const AVal *src)
+{
+    for (uint32_t i = 0; i < I->nvars; i++) dst[i] = aval_join(&dst[i], &src[i]);
+}
+
+static const IrOp *OP(Interp *I, uint32_t i) { return &I->f->ops.items[i]; }
+static AVal *VAL(Interp *I, uint32_t i) { return &I->ff->val[i]; }
+
+static AVal val_of(Interp *I, uint32_t op)
+{
+    if (op == IR_NONE || op >= I->f->ops.len) return aval(VK_UNKNOWN, G_NONE, IR_NONE);
+    return *VAL(I, op);
+}
+
+uint32_t df_receiver(const IrFunc *f, uint32_t call)
+{
+    const IrOp *c = &f->ops.items[call];
+    if (c->kind != IR_CALL || c->a == IR_NONE) return IR_NONE;
+    const IrOp *callee = &f->ops.items[c->a];
+    return callee->kind == IR_ATTR ? callee->a : IR_NONE;
+}
+
+const char *df_method_name(const IrFunc *f, uint32_t call)
+{
+    const IrOp *c = &f->ops.items[call];
+    if (c->kind != IR_CALL || c->a == IR_NONE) return NULL;
+    const IrOp *callee = &f->ops.items[c->a];
+    return callee->kind == IR_ATTR ? callee->name : NULL;
+}
+
+uint32_t df_kwarg(const IrFunc *f, uint32_t call, const char *kw)
+{
+    const IrOp *c = &f->ops.items[call];
+    for (uint32_t i = 0; i < c->nargs; i++) {
+        const char *k = f->kw.items[c->args + i];
+        if (k && !strcmp(k, kw)) return f->args.items[c->args + i];
+    }
+    return IR_NONE;
+}
+
+bool df_const_true(const IrFunc *f, uint32_t op)
+{
+    if (op == IR_NONE) return false;
+    const IrOp *o = &f->ops.items[op];
+    return o->kind == IR_CONST && o->name && !strcmp(o->name, "True");
+}
+
+/* The variable an op's value is read from (for in-place updates of containers and tensors). */
+static uint32_t df__var_of(Interp *I, uint32_t op)
+{
+    if (op == IR_NONE) return IR_NONE;
+    const IrOp *o = OP(I, op);
+    if ((o->kind == IR_LOAD || o->kind == IR_ATTR) && o->var != IR_NONE) return o->var;
+    return IR_NONE;
+}
+
+static uint8_t grad_of_arg(const AVal *v)
+{
+    return v->kind == VK_CONTAINER ? GL_MAX(v->grad, v->elem) : v->grad;
+}
+
+static void df__backward_effect(Interp *I, uint32_t op)
+{
+    uint32_t loop = ir_op_loop(I->f, op);
+    for (uint32_t i = 0; i < I->nvars; i++) {
+        AVal *v = &I->env[i];
+        bool this_iter = loop == IR_NONE || v->src == IR_NONE || ir_loop_contains(I->f, loop, v->src) ||
+                         v->carried == loop;
+        if (!this_iter) continue;
+        if (v->grad == G_LIVE) v->grad = G_POST;
+        if (v->elem == G_LIVE) v->elem = G_POST;
+    }
+}
+
+static bool df__class_is_module(const IrModule *m, uint32_t ci)
+{
+    return ci != IR_NONE && ci < m->classes.len && m->classes.items[ci]->is_module;
+}
+
+static AVal df__class_attr(Interp *I, uint32_t ci, const char *name)
+{
+    if (ci == IR_NONE || ci >= I->m->classes.len) return aval(VK_UNKNOWN, G_MAY, IR_NONE);
+    const IrClass *c = I->m->classes.items[ci];
+    if (c->init != IR_NONE && !I->fx->funcs[c->init].analysed && I->depth < DF_MAX_CALL_DEPTH)
+        df_analyse_func(I->fx, c->init, I->depth + 1);
+    ClassFacts *cf = &I->fx->classes[ci];
+    for (uint32_t i = 0; i < cf->attr_names.len; i++)
+        if (!strcmp(cf->attr_names.items[i], name)) return cf->attr_vals.items[i];
+    return aval(VK_UNKNOWN, df__class_is_module(I->m, ci) ? G_MAY : G_NONE, IR_NONE);
+}
+
+/* A module call: the result carries a live graph unless grad is off. */
+static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t max_arg)
+{
+    const IrOp *o = OP(I, op);
+    AVal r = aval(VK_TENSOR, G_LIVE, op);
+    r.src = op;
+    r.flags = VF_MODEL_OUT;
+    if (callee->flags & VF_LOSSMOD) {
+        r.flags |= VF_ZERO_DIM;
+        r.grad = max_arg; /* loss modules have no parameters: they pass their inputs' graph on */
+        r.flags &= (uint16_t)~VF_MODEL_OUT;
+    }
+    if (df_mode_off(o->mode)) r.grad = G_NONE;
+    return r;
+}
+
+static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args, uint32_t nargs)
+{
+    FuncFacts *callee = &I->fx->funcs[fi];
+    if (!callee->analysed && !callee->in_progress && I->depth < DF_MAX_CALL_DEPTH)
+        df_analyse_func(I->fx, fi, I->depth + 1);
+    if (!callee->analysed) return aval(VK_UNKNOWN, G_MAY, op);
+    AVal r = callee->ret;
+    r.def = op;
+    r.carried = IR_NONE;
+    if (r.grad == G_MAY && r.pmask) {
+        /* the result is derived from the parameters: pass the arguments' state through */
+        uint8_t g = G_NONE;
+        for (uint32_t i = 0; i < nargs && i < 16; i++)
+            if (r.pmask & (1u << i)) {
+                g = GL_MAX(g, grad_of_arg(&args[i]));
+                r.flags |= args[i].flags & (VF_MODEL_OUT | VF_ZERO_DIM);
+                if (args[i].carried != IR_NONE) r.carried = args[i].carried;
+            }
+        r.grad = g;
+        if (r.kind == VK_CONTAINER) r.elem = g;
+    }
+    r.pmask = 0;
+    for (uint32_t i = 0; i < nargs && i < 16; i++)
+        if (callee->ret.pmask & (1u << i)) r.pmask |= args[i].pmask;
+    if (r.grad == G_LIVE && r.src == IR_NONE) r.src = op;
+    if (df_mode_off(OP(I, op)->mode)) r.grad = G_NONE, r.elem = G_NONE;
+    return r;
+}
+
+static AVal df_call(Interp *I, uint32_t op)
+{
+    const IrFunc *f = I->f;
+    const IrOp *o = OP(I, op);
+    const IrOp *callee = o->a != IR_NONE ? OP(I, o->a) : NULL;
+    AVal cv = val_of(I, o->a);
+    bool off = df_mode_off(o->mode);
+
+    AVal args[32];
+    uint32_t nargs = GL_MIN(o->nargs, ARRAY_LEN(args));
+    uint8_t max_arg = G_NONE;
+    uint16_t arg_flags = 0;
+    uint32_t arg_src = IR_NONE, arg_carried = IR_NONE;
+    uint16_t pmask = 0;
+    for (uint32_t i = 0; i < nargs; i++) {
+        args[i] = val_of(I, f->args.items[o->args + i]);
+        const char *kw = f->kw.items[o->args + i];
+        if (kw && strcmp(kw, "*") && strcmp(kw, "**")) continue; /* keyword options carry no data */
+        uint8_t g = grad_of_arg(&args[i]);
+        if (g > max_arg) max_arg = g, arg_src = args[i].src;
+        arg_flags |= args[i].flags;
+        pmask |= args[i].pmask;
+        if (args[i].carried != IR_NONE) arg_carried = args[i].carried;
+    }
+    AVal r = aval(VK_UNKNOWN, G_NONE, op);
+
+    /* 1. local functions and classes */
+    if (cv.kind == VK_FUNC && cv.ref != IR_NONE) {
+        /* positional arguments only, for the summary */
+        AVal pos[16];
+        uint32_t np = 0;
+        for (uint32_t i = 0; i < nargs && np < 16; i++)
+            if (!f->kw.items[o->args + i]) pos[np++] = args[i];
+        return df__call_local(I, op, cv.ref, pos, np);
+    }
+    if (cv.kind == VK_CLASS) {
+        r.kind = df__class_is_module(I->m, cv.ref) ? VK_MODULE : VK_OBJECT;
+        r.ref = cv.ref;
+        return r;
+    }
+
+    const char *method = df_method_name(f, op);
+    uint32_t recv_op = df_receiver(f, op);
+    AVal recv = val_of(I, recv_op);
+
+    /* 2. torch functions by resolved name */
+    ApiEffect fe = api_function(o->qual);
+    const char *lastseg = o->qual ? strrchr(o->qual, '.') : NULL;
+    lastseg = lastseg ? lastseg + 1 : o->qual;
+    if (fe == EFF_NONE && o->qual && !strncmp(o->qual, "torch.", 6)) fe = EFF_DIFF;
+    if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "Variable")) fe = EFF_VARIABLE;
+    if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "DataLoader")) fe = EFF_LOADER;
+    if (fe != EFF_NONE && (!method || cv.kind == VK_MODREF || callee->qual)) {
+        switch (fe) {
+        case EFF_FACTORY:
+        case EFF_PARAM: {
+            r.kind = VK_TENSOR;
+            bool rg = fe == EFF_PARAM || df_const_true(f, df_kwarg(f, op, "requires_grad"));
+            if (rg && !off) r.grad = G_LIVE, r.src = op;
+            return r;
+        }
+        case EFF_VARIABLE: {
+            r = nargs ? args[0] : r;
+            r.def = op;
+            if (df_const_true(f, df_kwarg(f, op, "requires_grad")) && !off) r.grad = G_LIVE, r.src = op;
+            if (r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
+            return r;
+        }
+        case EFF_MODULE: r.kind = VK_MODULE; return r;
+        case EFF_LOSSMOD: r.kind = VK_MODULE, r.flags = VF_LOSSMOD; return r;
+        case EFF_OPTIM: r.kind = VK_OPTIM; return r;
+        case EFF_LOADER: r.kind = VK_LOADER; return r;
+        case EFF_NOGRAD: case EFF_INFER: case EFF_ENABLE: r.kind = VK_CTX; return r;
+        case EFF_NONDIFF: case EFF_SCALAR: case EFF_DETACH: case EFF_SHAPE:
+            r.kind = fe == EFF_SCALAR || fe == EFF_SHAPE ? VK_SCALAR : VK_TENSOR;
+            if (fe == EFF_SHAPE) r.flags = VF_SHAPE;
+            return r;
+        case EFF_BACKWARD: case EFF_GRADFN:
+            if (!df_const_true(f, df_kwarg(f, op, "retain_graph"))) df__backward_effect(I, op);
+            return r;
+        default: break;
+        }
+        /* differentiable torch functions: DIFF, REDUCE, LOSS, PIECES, MOVE */
+        r.kind = fe == EFF_PIECES ? VK_CONTAINER : VK_TENSOR;
+        r.grad = off ? G_NONE : max_arg;
+        r.src = arg_src;
+        r.flags = arg_flags & (VF_MODEL_OUT | VF_BATCH);
+        r.carried = arg_carried;
+        r.pmask = pmask;
+        if (fe == EFF_PIECES) r.elem = r.grad, r.flags |= VF_PIECES;
+        if (fe == EFF_LOSS) r.flags |= VF_ZERO_DIM;
+        if (fe == EFF_REDUCE && o->nargs <= 1 && df_kwarg(f, op, "dim") == IR_NONE) r.flags |= VF_ZERO_DIM;
+        /* a module passed to a functional wrapper (data_parallel(model, x)) is called by it */
+        for (uint32_t i = 0; i < nargs; i++)
+            if (args[i].kind == VK_MODULE && !off) r.grad = G_LIVE, r.src = op, r.flags |= VF_MODEL_OUT;
+        return r;
+    }
+
+    /* 3. builtins */
+    if (callee && callee->kind == IR_LOAD && !callee->qual && cv.kind == VK_UNKNOWN) {
+        const char *n = callee->name;
+        if (!strcmp(n, "float") || !strcmp(n, "int") || !strcmp(n, "bool") || !strcmp(n, "str") ||
+            !strcmp(n, "print") || !strcmp(n, "isinstance") || !strcmp(n, "hasattr") ||
+            !strcmp(n, "round") || !strcmp(n, "repr") || !strcmp(n, "format") || !strcmp(n, "id") ||
+            !strcmp(n, "type") || !strcmp(n, "super") || !strcmp(n, "open")) {
+            r.kind = VK_SCALAR;
+            return r;
+        }
+        if (!strcmp(n, "len")) {
+            r.kind = VK_SCALAR;
+            if (nargs && (args[0].kind == VK_TENSOR || (args[0].flags & VF_PIECES))) r.flags = VF_SHAPE;
+            return r;
+        }
+        if (!strcmp(n, "range")) {
+            r.kind = VK_RANGE;
+            r.flags = arg_flags & VF_SHAPE;
+            return r;
+        }
+        if (!strcmp(n, "enumerate") || !strcmp(n, "iter") || !strcmp(n, "reversed") || !strcmp(n, "tqdm") ||
+            !strcmp(n, "zip") || !strcmp(n, "sorted") || !strcmp(n, "list") || !strcmp(n, "tuple") ||
+            !strcmp(n, "set") || !strcmp(n, "dict") || !strcmp(n, "next") || !strcmp(n, "sum") ||
+            !strcmp(n, "max") || !strcmp(n, "min") || !strcmp(n, "abs") || !strcmp(n, "getattr")) {
+            if (!nargs) { r.kind = VK_CONTAINER; return r; }
+            r = args[0];
+            r.def = op;
+            if (!strcmp(n, "zip"))
+                for (uint32_t i = 1; i < nargs; i++) r = aval_join(&r, &args[i]);
+            if (!strcmp(n, "sum") || !strcmp(n, "max") || !strcmp(n, "min") || !strcmp(n, "next")) {
+                if (r.kind == VK_CONTAINER) r.grad = GL_MAX(r.grad, r.elem), r.kind = VK_UNKNOWN;
+                if (!strcmp(n, "sum") || !strcmp(n, "max") || !strcmp(n, "min")) {
+                    for (uint32_t i = 1; i < nargs; i++) r.grad = GL_MAX(r.grad, grad_of_arg(&args[i]));
+                }
+            }
+            if ((!strcmp(n, "list") || !strcmp(n, "tuple") || !strcmp(n, "set") || !strcmp(n, "dict")) &&
+                r.kind != VK_CONTAINER)
+                r.kind = VK_CONTAINER, r.elem = r.grad;
+            if (off) r.grad = GL_MIN(r.grad, G_MAY);
+            return r;
+        }
+    }
+
+    /* 4. methods */
+    if (method) {
+        ApiEffect me = api_method(method);
+        uint32_t rv = df__var_of(I, recv_op);
+        if (!strcmp(method, "backward") || (me == EFF_BACKWARD)) {
+            if (!df_const_true(f, df_kwarg(f, op, "retain_graph"))) df__backward_effect(I, op);
+            return r;
+        }
+        if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && (!strcmp(method, "zero_grad") ||
+                                                                 !strcmp(method, "parameters")))) {
+            r.kind = VK_UNKNOWN;
+            return r;
+        }
+        if (recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) {
+            if (!strcmp(method, "forward") || !strcmp(method, "__call__"))
+                return df__model_output(I, op, &recv, max_arg);
+            if (!strcmp(method, "cuda") || !strcmp(method, "to") || !strcmp(method, "cpu") ||
+                !strcmp(method, "train") || !strcmp(method, "eval") || !strcmp(method, "half") ||
+                !strcmp(method, "float") || !strcmp(method, "double") || !strcmp(method, "requires_grad_")) {
+                r = recv; /* modules convert in place and return themselves */
+                r.def = op;
+                return r;
+            }
+            /* a method of a local Module class: its summary, with self's attributes reset when the
+             * method re-creates them (init_hidden) */
+            if (recv.ref != IR_NONE && recv.ref < I->m->classes.len) {
+                const IrClass *c = I->m->classes.items[recv.ref];
+                for (uint32_t k = 0; k < c->methods.len; k++) {
+                    const IrFunc *mf = I->m->funcs.items[c->methods.items[k]];
+                    if (strcmp(mf->name, method) != 0) continue;
+                    AVal pos[16];
+                    uint32_t np = 0;
+                    pos[np++] = recv;
+                    for (uint32_t i = 0; i < nargs && np < 16; i++)
+                        if (!f->kw.items[o->args + i]) pos[np++] = args[i];
+                    r = df__call_local(I, op, mf->index, pos, np);
+                    if (rv != IR_NONE) {
+                        ClassFacts *cf = &I->fx->classes[recv.ref];
+                        for (uint32_t j = 0; j < cf->reset_methods.len; j++)
+                            if (!strcmp(cf->reset_methods.items[j], method))
+                                for (uint32_t v = 0; v < I->nvars; v++)
+                                    if (f->vars.items[v].base == rv) {
+                                        I->env[v] = aval(VK_UNKNOWN, G_NONE, op);
+                                        I->env[v].flags = VF_RESET;
+                                    }
+                    }
+                    return r;
+                }
+            }
+            if (rv != IR_NONE && df__module_method(method))
+                for (uint32_t v = 0; v < I->nvars; v++)
+                    if (f->vars.items[v].base == rv && strstr(method, "init")) {
+                        I->env[v] = aval(VK_UNKNOWN, G_NONE, op);
+                        I->env[v].flags = VF_RESET;
+                    }
+            r.grad = G_MAY;
+            return r;
+        }
+        if (df__container_mutator(method) && recv.kind != VK_TENSOR) {
+            if (rv != IR_NONE) {
+                AVal *cv2 = &I->env[rv];
+                uint8_t g = G_NONE;
+                for (uint32_t i = 0; i < nargs; i++) g = GL_MAX(g, grad_of_arg(&args[i]));
+                if (cv2->kind == VK_UNKNOWN && !(cv2->flags & VF_UNSET)) cv2->kind = VK_CONTAINER;
+                cv2->elem = GL_MAX(cv2->elem, g);
+                cv2->flags |= arg_flags & VF_MODEL_OUT;
+            }
+            return r;
+        }
+        if (recv.kind == VK_CONTAINER || recv.kind == VK_LOADER) {
+            if (!strcmp(method, "pop") || !strcmp(method, "get") || !strcmp(method, "values") ||
+                !strcmp(method, "items") || !strcmp(method, "copy")) {
+                r.grad = recv.elem;
+                r.kind = !strcmp(method, "values") || !strcmp(method, "items") || !strcmp(method, "copy")
+                             ? VK_CONTAINER : VK_UNKNOWN;
+                r.elem = recv.elem;
+                return r;
+            }
+            r.kind = VK_UNKNOWN;
+            return r;
+        }
+        if (recv.kind == VK_MODREF || recv.kind == VK_SCALAR || recv.kind == VK_NONE ||
+            recv.kind == VK_OBJECT || recv.kind == VK_LOADER) {
+            /* methods of non-tensors: unknown objects built from an imported class may be models
+             * (AutoModel.from_pretrained): keep them as objects, graph unknown */
+            if (recv.kind == VK_MODREF && callee && callee->qual) {
+                const char *q = callee->qual;
+                const char *dot = strrchr(q, '.');
+                const char *owner_end = dot;
+                const char *owner = owner_end;
+                while (owner > q && owner[-1] != '.') owner--;
+                if (owner < owner_end && owner[0] >= 'A' && owner[0] <= 'Z') r.kind = VK_OBJECT;
+            }
+            r.grad = G_NONE;
+            if (recv.kind == VK_OBJECT) r.grad = max_arg > G_MAY ? max_arg : G_NONE;
+            return r;
+        }
+        /* a tensor (or something that may be one) */
+        switch (me) {
+        case EFF_SCALAR: r.kind = VK_SCALAR; return r;
+        case EFF_SHAPE: r.kind = VK_SCALAR, r.flags = VF_SHAPE; return r;
+        case EFF_NONDIFF: case EFF_DETACH:
+            r.kind = VK_TENSOR;
+            r.flags = recv.flags & (VF_ZERO_DIM | VF_BATCH);
+            if (me == EFF_DETACH && rv != IR_NONE && !strcmp(method, "detach_")) I->env[rv].grad = G_NONE;
+            return r;
+        case EFF_PARAM:
+            r = recv, r.def = op;
+            if (!off) r.grad = G_LIVE, r.src = op;
+            return r;
+        case EFF_INPLACE:
+            r = recv;
+            r.def = op;
+            if (max_arg > r.grad && !off) r.grad = max_arg, r.src = arg_src;
+            if (rv != IR_NONE) I->env[rv].grad = r.grad;
+            return r;
+        default: break;
+        }
+        r = recv;
+        r.def = op;
+        r.kind = recv.kind == VK_UNKNOWN && recv.grad < G_POST && !(recv.flags & VF_BATCH) ? VK_UNKNOWN : VK_TENSOR;
+        if (max_arg > r.grad) r.grad = max_arg, r.src = arg_src;
+        if (r.grad < G_MAY && recv.kind == VK_UNKNOWN && !(recv.flags & VF_BATCH)) r.grad = recv.grad;
+        r.flags = (uint16_t)((recv.flags | arg_flags) & (VF_MODEL_OUT | VF_BATCH | VF_ZERO_DIM));
+        if (me == EFF_PIECES) r.kind = VK_CONTAINER, r.elem = r.grad, r.flags |= VF_PIECES;
+        if (me == EFF_REDUCE) {
+            if (o->nargs == 0) r.flags |= VF_ZERO_DIM;
+            else r.flags &= (uint16_t)~VF_ZERO_DIM;
+        } else if (me != EFF_MOVE) {
+            r.flags &= (uint16_t)~VF_ZERO_DIM;
+        }
+        r.pmask = recv.pmask | pmask;
+        if (r.carried == IR_NONE) r.carried = arg_carried;
+        if (off) r.grad = G_NONE;
+        return r;
+    }
+
+    /* 5. calling a module (or something that behaves like one) */
+    if (cv.kind == VK_MODULE || (cv.flags & VF_MAYBE_MODULE)) return df__model_output(I, op, &cv, max_arg);
+
+    /* 6. unknown callables */
+    if (cv.kind == VK_MODREF && lastseg && lastseg[0] >= 'A' && lastseg[0] <= 'Z') {
+        /* an imported class: an object; a model when the code treats it like one */
+        r.kind = VK_OBJECT;
+        return r;
+    }
+    r.grad = max_arg >= G_POST ? max_arg : (cv.kind == VK_MODREF ? G_NONE : (max_arg ? G_MAY : G_NONE));
+    r.src = arg_src;
+    r.flags = arg_flags & (VF_MODEL_OUT | VF_BATCH);
+    r.pmask = pmask;
+    r.carried = arg_carried;
+    if (off) r.grad = G_NONE;
+    return r;
+}
+
+static AVal df_attr(Interp *I, uint32_t op)
+{
+    const IrOp *o = OP(I, op);
+    if (o->qual) {
+        AVal r = aval(VK_MODREF, G_NONE, op);
+        return r;
+    }
+    if (o->var != IR_NONE && !(I->env[o->var].flags & VF_UNSET)) {
+        AVal r = I->env[o->var];
+        return r;
+    }
+    AVal base = val_of(I, o->a);
+    const char *n = o->name;
+    AVal r = aval(VK_UNKNOWN, G_NONE, op);
+    if (base.kind == VK_MODULE || base.kind == VK_OBJECT) {
+        if (base.ref != IR_NONE) {
+            r = df__class_attr(I, base.ref, n);
+            if (o->var != IR_NONE) {
+                /* read before any store in this call: the value an earlier call left there */
+                r.flags |= VF_OUTER;
+                if (r.carried == IR_NONE && I->f->cls == base.ref) r.carried = CARRIED_CALLS;
+            }
+            if (r.def == IR_NONE) r.def = op;
+            return r;
+        }
+        if (!strcmp(n, "weight") || !strcmp(n, "bias")) {
+            r.kind = VK_TENSOR, r.grad = df_mode_off(o->mode) ? G_NONE : G_LIVE, r.src = op;
+            return r;
+        }
+        r.grad = G_MAY;
+        r.flags = VF_MAYBE_MODULE;
+        return r;
+    }
+    if (!strcmp(n, "data")) {
+        r = base, r.def = op, r.grad = G_NONE, r.elem = G_NONE, r.pmask = 0;
+        if (r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
+        return r;
+    }
+    if (!strcmp(n, "grad")) { r.kind = VK_TENSOR; return r; }
+    if (!strcmp(n, "shape") || !strcmp(n, "ndim")) { r.kind = VK_SCALAR, r.flags = VF_SHAPE; return r; }
+    if (!strcmp(n, "dtype") || !strcmp(n, "device") || !strcmp(n, "is_cuda") || !strcmp(n, "requires_grad") ||
+        !strcmp(n, "grad_fn")) {
+        r.kind = VK_SCALAR;
+        return r;
+    }
+    /* attributes of values that carry a graph carry it too (outputs.logits, out.last_hidden_state) */
+    r = base;
+    r.def = op;
+    r.kind = base.kind == VK_TENSOR ? VK_TENSOR : VK_UNKNOWN;
+    if (base.kind == VK_CONTAINER) r.grad = GL_MAX(base.grad, base.elem);
+    r.flags &= (uint16_t)~(VF_ZERO_DIM | VF_PIECES | VF_LOSSMOD);
+    if (base.flags & VF_OUTER) r.flags |= VF_OUTER;
+    return r;
+}
+
+static AVal df_load(Interp *I, uint32_t op)
+{
+    const IrOp *o = OP(I, op);
+    if (o->qual) return aval(VK_MODREF, G_NONE, op);
+    const IrVar *var = &I->f->vars.items[o->var];
+    if (var->is_global && I->f->index != 0) {
+        /* the module's value of that name, when the module has analysed it */
+        const IrFunc *top = I->m->funcs.items[0];
+        FuncFacts *tf = &I->fx->funcs[0];
+        for (uint32_t i = 0; i < top->ops.len && tf->val; i++) {
+            const IrOp *t = &top->ops.items[i];
+            if (t->kind == IR_STORE && t->var != IR_NONE && !strcmp(top->vars.items[t->var].name, var->name) &&
+                tf->reached[i]) {
+                AVal r = tf->val[i];
+                r.flags |= VF_OUTER;
+                r.def = IR_NONE;
+                r.carried = IR_NONE;
+                if (I->module_vars[o->var] && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) r.flags |= VF_MAYBE_MODULE;
+                return r;
+            }
+        }
+        AVal r = aval(VK_UNKNOWN, G_MAY, IR_NONE);
+        r.flags = VF_OUTER;
+        if (I->module_vars[o->var]) r.flags |= VF_MAYBE_MODULE;
+        return r;
+    }
+    AVal r = I->env[o->var];
+    if (r.flags & VF_UNSET) {
+        r = aval(VK_UNKNOWN, G_NONE, IR_NONE);
+        if (I->f->index == 0) r.grad = G_MAY;
+    }
+    return r;
+}
+
+static void df_store(Interp *I, uint32_t var, AVal v)
+{
+    if (var == IR_NONE) return;
+    if (I->backward_vars[var]) {
+        /* `.backward()` is called on this variable: whatever it holds carries a graph */
+        if (v.grad == G_MAY) v.grad = G_LIVE;
+        v.flags |= VF_ZERO_DIM;
+        if (v.kind == VK_UNKNOWN) v.kind = VK_TENSOR;
+    }
+    if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) v.flags |= VF_MAYBE_MODULE;
+    I->env[var] = v;
+    /* assigning the base invalidates what we knew of its attributes */
+    for (uint32_t i = 0; i < I->nvars; i++)
+        if (I->f->vars.items[i].base == var) I->env[i] = aval_unset();
+}
+
+static void df_step(Interp *I, uint32_t op)
+{
+    const IrOp *o = OP(I, op);
+    AVal r = aval(VK_UNKNOWN, G_NONE, op);
+    bool off = df_mode_off(o->mode);
+    switch ((IrOpKind)o->kind) {
+    case IR_CONST:
+        r.kind = o->aux == CONST_NONE ? VK_NONE : o->aux == CONST_OTHER ? VK_UNKNOWN : VK_SCALAR;
+        break;
+    case IR_PARAM: {
+        const IrFunc *f = I->f;
+        bool is_self = f->cls != IR_NONE && o->aux == 0;
+        for (uint32_t i = 0; i < f->decorators.len; i++)
+            if (strstr(f->decorators.items[i], "staticmethod")) is_self = false;
+        if (is_self) {
+            r.kind = df__class_is_module(I->m, f->cls) ? VK_MODULE : VK_OBJECT;
+            r.ref = f->cls;
+        } else if (o->qual && (strstr(o->qual, "Module") || !strcmp(o->qual, "torch.nn.Module"))) {
+            r.kind = VK_MODULE;
+        } else {
+            r.grad = G_MAY;
+            if (o->qual && strstr(o->qual, "Tensor")) r.kind = VK_TENSOR;
+            if (o->aux < 16) r.pmask = (uint16_t)(1u << o->aux);
+        }
+        break;
+    }
+    case IR_LOAD: r = df_load(I, op); break;
+    case IR_STORE:
+        r = val_of(I, o->a);
+        df_store(I, o->var, r);
+        r = I->env[o->var];
+        break;
+    case IR_DEL:
+        if (o->var != IR_NONE) I->env[o->var] = aval(VK_NONE, G_NONE, op);
+        break;
+    case IR_ATTR: r = df_attr(I, op); break;
+    case IR_SET_ATTR:
+        r = val_of(I, o->b);
+        if (o->var != IR_NONE) df_store(I, o->var, r);
+        if (o->name && !strcmp(o->name, "grad")) I->ff->calls_zero_grad = 1;
+        break;
+    case IR_ITEM: {
+        AVal b = val_of(I, o->a);
+        r = b;
+        r.def = op;
+        if (b.kind == VK_CONTAINER || b.kind == VK_UNKNOWN) {
+            r.grad = b.kind == VK_CONTAINER ? b.elem : b.grad;
+            r.kind = (b.flags & (VF_BATCH | VF_PIECES)) ? VK_TENSOR : VK_UNKNOWN;
+            if (b.kind == VK_CONTAINER && (b.flags & VF_MODEL_OUT)) r.kind = VK_TENSOR;
+        }
+        r.flags &= (uint16_t)~(VF_ZERO_DIM | VF_PIECES);
+        break;
+    }
+    case IR_SET_ITEM: {
+        r = val_of(I, o->c);
+        uint32_t rv = df__var_of(I, o->a);
+        if (rv != IR_NONE) {
+            AVal *c = &I->env[rv];
+            if (c->kind == VK_UNKNOWN && !(c->flags & VF_UNSET)) c->kind = VK_CONTAINER;
+            if (c->kind == VK_TENSOR) c->grad = GL_MAX(c->grad, grad_of_arg(&r));
+            else c->elem = GL_MAX(c->elem, grad_of_arg(&r));
+        }
+        break;
+    }
+    case IR_CALL: r = df_call(I, op); break;
+    case IR_BINOP: {
+        AVal a = val_of(I, o->a), b = val_of(I, o->b);
+        if (a.kind == VK_CONTAINER && (b.kind == VK_CONTAINER || b.kind == VK_UNKNOWN) && o->aux == BIN_ADD) {
+            r = a;
+            r.def = op;
+            r.elem = GL_MAX(a.elem, GL_MAX(b.elem, b.kind == VK_UNKNOWN ? b.grad : G_NONE));
+            r.flags |= b.flags & VF_MODEL_OUT;
+            break;
+        }
+        r.kind = (a.kind == VK_TENSOR || b.kind == VK_TENSOR) ? VK_TENSOR
+               : (a.kind == VK_SCALAR && b.kind == VK_SCALAR) ? VK_SCALAR : VK_UNKNOWN;
+        r.grad = off ? G_NONE : GL_MAX(a.grad, b.grad);
+        r.src = b.grad > a.grad ? b.src : a.src;
+        r.flags = (uint16_t)((a.flags | b.flags) & (VF_MODEL_OUT | VF_BATCH | VF_SHAPE | VF_OUTER));
+        bool a0 = (a.flags & VF_ZERO_DIM) || a.kind == VK_SCALAR, b0 = (b.flags & VF_ZERO_DIM) || b.kind == VK_SCALAR;
+        if (a0 && b0 && ((a.flags | b.flags) & VF_ZERO_DIM)) r.flags |= VF_ZERO_DIM;
+        r.carried = a.carried != IR_NONE ? a.carried : b.carried;
+        r.pmask = a.pmask | b.pmask;
+        if (o->flags & IR_F_AUG) {
+            uint32_t v = df__var_of(I, o->a);
+            GL_UNUSED(v);
+        }
+        break;
+    }
+    case IR_UNOP: {
+        AVal a = val_of(I, o->a);
+        if (o->aux == UN_NOT) { r.kind = VK_SCALAR; break; }
+        r = a;
+        r.def = op;
+        if (off) r.grad = G_NONE;
+        break;
+    }
+    case IR_COMPARE: r.kind = VK_TENSOR; break;
+    case IR_BUILD: {
+        r.kind = o->aux == BUILD_STR ? VK_SCALAR : VK_CONTAINER;
+        for (uint32_t i = 0; i < o->nargs; i++) {
+            AVal e = val_of(I, I->f->args.items[o->args + i]);
+            uint8_t g = grad_of_arg(&e);
+            if (g > r.elem) r.elem = g, r.src = e.src;
+            r.flags |= e.flags & (VF_MODEL_OUT | VF_BATCH);
+            if (e.carried != IR_NONE) r.carried = e.carried;
+            r.pmask |= e.pmask;
+        }
+        if (off) r.elem = G_NONE;
+        break;
+    }
+    case IR_UNPACK: {
+        AVal s = val_of(I, o->a);
+        r = s;
+        r.def = op;
+        if (o->aux == IR_UNPACK_STAR) {
+            r.kind = VK_CONTAINER;
+            r.elem = grad_of_arg(&s);
+            break;
+        }
+        r.grad = grad_of_arg(&s);
+        r.elem = s.elem;
+        r.kind = (s.flags & (VF_BATCH | VF_MODEL_OUT | VF_PIECES)) ? VK_TENSOR : VK_UNKNOWN;
+        if (s.kind == VK_LOADER) r.kind = VK_UNKNOWN, r.flags |= VF_BATCH;
+        r.flags &= (uint16_t)~(VF_ZERO_DIM | VF_PIECES | VF_LOSSMOD);
+        break;
+    }
+    case IR_SELECT: {
+        AVal a = val_of(I, o->a), b = val_of(I, o->b);
+        r = aval_join(&a, &b);
+        r.def = op;
+        break;
+    }
+    case IR_NEXT: {
+        AVal it = val_of(I, o->a);
+        r = aval(VK_UNKNOWN, G_NONE, op);
+        if (it.kind == VK_RANGE || it.kind == VK_SCALAR) {
+            r.kind = VK_SCALAR;
+        } else if (it.kind == VK_CONTAINER) {
+            r.grad = it.elem;
+            r.flags = it.flags & (VF_MODEL_OUT | VF_BATCH);
+            if (it.flags & VF_PIECES) r.kind = VK_TENSOR;
+            r.carried = it.carried;
+        } else if (it.kind == VK_TENSOR) {
+            r.kind = VK_TENSOR, r.grad = it.grad, r.src = it.src, r.carried = it.carried;
+        } else if (it.kind == VK_MODULE) {
+            r.kind = VK_MODULE;
+        } else {
+            r.flags = VF_BATCH; /* iterating a loader or an unknown iterable: a batch */
+            r.grad = it.grad >= G_POST ? it.grad : G_NONE;
+        }
+        break;
+    }
+    case IR_DEFINE:
+        if (o->name && !strcmp(o->name, "class")) {
+            r.kind = VK_CLASS;
+            r.ref = IR_NONE - 1 - o->aux;
+        } else {
+            r.kind = VK_FUNC;
+            r.ref = o->aux;
+        }
+        break;
+    case IR_RETURN: {
+        AVal v = o->a == IR_NONE ? aval(VK_NONE, G_NONE, op) : val_of(I, o->a);
+        I->ff->ret = (I->ff->ret.flags & VF_UNSET) ? v : aval_join(&I->ff->ret, &v);
+        r = v;
+        break;
+    }
+    case IR_YIELD: {
+        AVal v = val_of(I, o->a);
+        AVal c = aval(VK_CONTAINER, G_NONE, op);
+        c.elem = grad_of_arg(&v);
+        c.pmask = v.pmask;
+        I->ff->ret = (I->ff->ret.flags & VF_UNSET) ? c : aval_join(&I->ff->ret, &c);
+        break;
+    }
+    case IR_WITH: r = val_of(I, o->a); break;
+    default: break;
+    }
+    *VAL(I, op) = r;
+}
+
+/* Control flow: regions. Returns the next op to interpret. */
+static uint32_t df_control(Interp *I, uint32_t op)
+{
+    const IrOp *o = OP(I, op);
+    switch ((IrOpKind)o->kind) {
+    case IR_IF:
+    case IR_TRY: {
+        Region r;
+        memset(&r, 0, sizeof r);
+        r.kind = o->kind;
+        r.op = op;
+        r.pre = env_copy(I, I->env);
+        r.pre_dead = I->dead;
+        r.alt_dead = true;
+        array_push(&I->regions, r);
+        return op + 1;
+    }
+    case IR_ELSE: {
+        if (!I->regions.len) return op + 1;
+        Region *r = array_back(&I->regions);
+        r->alt = env_copy(I, I->env);
+        r->alt_dead = I->dead;
+        r->has_else = 1;
+        memcpy(I->env, r->pre, sizeof(AVal) * I->nvars);
+        I->dead = r->pre_dead;
+        return op + 1;
+    }
+    case IR_END_IF: {
+        if (!I->regions.len) return op + 1;
+        Region r = array_pop(&I->regions);
+        const AVal *other = r.has_else ? r.alt : r.pre;
+        bool other_dead = r.has_else ? r.alt_dead : r.pre_dead;
+        if (I->dead && !other_dead) memcpy(I->env, other, sizeof(AVal) * I->nvars), I->dead = false;
+        else if (!I->dead && !other_dead) env_join_into(I, I->env, other);
+        return op + 1;
+    }
+    case IR_EXCEPT: {
+        if (!I->regions.len) return op + 1;
+        Region *r = array_back(&I->regions);
+        if (!r->in_handler) {
+            r->alt = env_copy(I, I->env);
+            r->alt_dead = I->dead;
+            r->in_handler = 1;
+            /* a handler may start anywhere in the body: join of before and after */
+            if (!I->dead) env_join_into(I, I->env, r->pre);
+            else memcpy(I->env, r->pre, sizeof(AVal) * I->nvars);
+            I->dead = r->pre_dead;
+        } else {
+            if (!I->dead) {
+                if (r->alt_dead) memcpy(r->alt, I->env, sizeof(AVal) * I->nvars), r->alt_dead = false;
+                else env_join_into(I, r->alt, I->env);
+            }
+            memcpy(I->env, r->pre, sizeof(AVal) * I->nvars);
+            I->dead = r->pre_dead;
+        }
+        return op + 1;
+    }
+    case IR_END_TRY: {
+        if (!I->regions.len) return op + 1;
+        Region r = array_pop(&I->regions);
+        if (r.in_handler && !r.alt_dead) {
+            if (I->dead) memcpy(I->env, r.alt, sizeof(AVal) * I->nvars), I->dead = false;
+            else env_join_into(I, I->env, r.alt);
+        }
+        return op + 1;
+    }
+    case IR_LOOP: {
+        Region r;
+        memset(&r, 0, sizeof r);
+        r.kind = IR_LOOP;
+        r.op = op;
+        r.loop = o->aux;
+        r.pre = env_copy(I, I->env);
+        r.pre_dead = I->dead;
+        r.alt = env_copy(I, I->env);
+        r.brk = env_copy(I, I->env);
+        r.cont = env_copy(I, I->env);
+        r.brk_dead = r.cont_dead = true;
+        array_push(&I->regions, r);
+        return op + 1;
+    }
+    case IR_BREAK:
+    case IR_CONTINUE: {
+        for (uint32_t i = I->regions.len; i-- > 0;) {
+            Region *r = &I->regions.items[i];
+            if (r->kind != IR_LOOP || r->loop != o->aux) continue;
+            AVal *dst = o->kind == IR_BREAK ? r->brk : r->cont;
+            bool *dd = o->kind == IR_BREAK ? &r->brk_dead : &r->cont_dead;
+            if (!I->dead) {
+                if (*dd) memcpy(dst, I->env, sizeof(AVal) * I->nvars), *dd = false;
+                else env_join_into(I, dst, I->env);
+            }
+            break;
+        }
+        I->dead = true;
+        return op + 1;
+    }
+    case IR_END_LOOP: {
+        if (!I->regions.len) return op + 1;
+        Region *r = array_back(&I->regions);
+        if (NEVER(r->kind != IR_LOOP)) return op + 1;
+        /* the back edge: fall-through joined with continues */
+        AVal *back = env_copy(I, I->env);
+        bool back_dead = I->dead;
+        if (!r->cont_dead) {
+            if (back_dead) memcpy(back, r->cont, sizeof(AVal) * I->nvars), back_dead = false;
+            else env_join_into(I, back, r->cont);
+        }
+        if (!back_dead) I->ff->backedge[r->loop] = back;
+        /* the new header: entry joined with the back edge; values that changed are phis */
+        bool changed = false;
+        if (!back_dead) {
+            for (uint32_t i = 0; i < I->nvars; i++) {
+                AVal h = r->pre[i];
+                const AVal *b = &back[i];
+                if (!aval_eq(&h, b)) {
+                    AVal j = aval_join(&h, b);
+                    j.flags &= (uint16_t)~VF_UNSET;
+                    j.def = r->op;
+                    j.carried = r->loop;
+                    h = j;
+                }
+                if (!aval_eq(&h, &r->alt[i])) changed = true;
+                r->alt[i] = h;
+            }
+        }
+        if (changed && r->pass + 1 < DF_MAX_PASSES) {
+            r->pass++;
+            memcpy(I->env, r->alt, sizeof(AVal) * I->nvars);
+            I->dead = r->pre_dead;
+            r->brk_dead = r->cont_dead = true;
+            return r->op + 1;
+        }
+        /* exit: the header (the loop may stop at any iteration) joined with the breaks */
+        Region done = array_pop(&I->regions);
+        memcpy(I->env, done.alt, sizeof(AVal) * I->nvars);
+        I->dead = done.pre_dead;
+        if (!done.brk_dead) {
+            if (I->dead) memcpy(I->env, done.brk, sizeof(AVal) * I->nvars), I->dead = false;
+            else env_join_into(I, I->env, done.brk);
+        }
+        return op + 1;
+    }
+    case IR_RETURN:
+        if (!I->dead) df_step(I, op);
+        I->dead = true;
+        return op + 1;
+    default:
+        return op + 1;
+    }
+}
+
+static void df__prescan(Interp *I)
+{
+    const IrFunc *f = I->f;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL) continue;
+        const char *m = df_method_name(f, i);
+        uint32_t recv = df_receiver(f, i);
+        uint32_t var = recv != IR_NONE ? f->ops.items[recv].var : IR_NONE;
+        if (!m || var == IR_NONE) continue;
+        if (f->ops.items[recv].kind != IR_LOAD && f->ops.items[recv].kind != IR_ATTR) continue;
+        if (!strcmp(m, "backward") && o->nargs == 0) I->backward_vars[var] = 1;
+        if (!strcmp(m, "backward")) I->backward_vars[var] |= 2;
+        if (df__module_method(m) || strstr(m, "hidden")) I->module_vars[var] = 1;
+        if (!strcmp(m, "zero_grad")) I->ff->calls_zero_grad = 1;
+    }
+    for (uint32_t v = 0; v < I->nvars; v++)
+        if (I->backward_vars[v] & 1) I->backward_vars[v] = 1;
+        else I->backward_vars[v] = 0;
+}
+
+static void df_analyse_func(Facts *fx, uint32_t fi, int depth)
+{
+    const IrModule *m = fx->m;
+    const IrFunc *f = m->funcs.items[fi];
+    FuncFacts *ff = &fx->funcs[fi];
+    if (ff->analysed || ff->in_progress) return;
+    ff->in_progress = 1;
+    Interp I;
+    memset(&I, 0, sizeof I);
+    I.m = m;
+    I.fx = fx;
+    I.f = f;
+    I.ff = ff;
+    I.arena = m->arena;
+    I.nvars = f->vars.len;
+    I.depth = depth;
+    I.env = ARENA_NEW_N(I.arena, AVal, I.nvars ? I.nvars : 1);
+    for (uint32_t i = 0; i < I.nvars; i++) I.env[i] = aval_unset();
+    ff->val = ARENA_NEW_N(I.arena, AVal, f->ops.len ? f->ops.len : 1);
+    ff->reached = ARENA_NEW_N(I.arena, uint8_t, f->ops.len ? f->ops.len : 1);
+    ff->backedge = ARENA_NEW_N(I.arena, AVal *, f->loops.len ? f->loops.len : 1);
+    ff->ret = aval_unset();
+    I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    df__prescan(&I);
+
+    /* a budget against pathological inputs: every op is interpreted at most this many times */
+    uint64_t budget = (uint64_t)f->ops.len * 64 + 1024;
+    for (uint32_t op = 0; op < f->ops.len && budget; budget--) {
+        const IrOp *o = &f->ops.items[op];
+        switch ((IrOpKind)o->kind) {
+        case IR_IF: case IR_ELSE: case IR_END_IF: case IR_TRY: case IR_EXCEPT: case IR_END_TRY:
+        case IR_LOOP: case IR_END_LOOP: case IR_BREAK: case IR_CONTINUE: case IR_RETURN:
+            if (!I.dead) ff->reached[op] = 1;
+            op = df_control(&I, op);
+            continue;
+        default:
+            break;
+        }
+        if (!I.dead) {
+            ff->reached[op] = 1;
+            df_step(&I, op);
+        }
+        op++;
+    }
+    array_free(&I.regions);
+
+    /* class attributes, from __init__ (and any method: what self.<x> holds between calls) */
+    if (f->cls != IR_NONE) {
+        ClassFacts *cf = &fx->classes[f->cls];
+        const IrClass *c = m->classes.items[f->cls];
+        bool is_init = c->init == fi;
+        bool resets = false;
+        for (uint32_t v = 0; v < I.nvars; v++) {
+            const IrVar *var = &f->vars.items[v];
+            if (var->base == IR_NONE || f->vars.items[var->base].base != IR_NONE) continue;
+            if (!f->vars.items[var->base].is_param) continue;
+            if (I.env[v].flags & VF_UNSET) continue;
+            /* only self's attributes (self is parameter 0) */
+            bool base_is_self = false;
+            for (uint32_t k = 0; k < f->ops.len; k++)
+                if (f->ops.items[k].kind == IR_PARAM && f->ops.items[k].aux == 0) {
+                    base_is_self = f->ops.items[k].var == var->base;
+                    break;
+                }
+            if (!base_is_self) continue;
+            const char *attr = strrchr(var->name, '.') + 1;
+            if (is_init) {
+                array_push(&cf->attr_names, attr);
+                AVal a = I.env[v];
+                a.carried = IR_NONE;
+                array_push(&cf->attr_vals, a);
+            } else if (I.env[v].grad == G_NONE && strcmp(f->name, "forward") != 0) {
+                resets = true;
+            }
+        }
+        if (resets && !is_init) array_push(&cf->reset_methods, f->name);
+    }
+    ff->in_progress = 0;
+    ff->analysed = 1;
+}
+
+/* ---- loop classification --------------------------------------------------------------------- */
+
+bool df_is_backward_call(const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_CALL) return false;
+    const char *m = df_method_name(f, op);
+    if (m && !strcmp(m, "backward")) return true;
+    return o->qual && (!strcmp(o->qual, "torch.autograd.backward") || !strcmp(o->qual, "torch.autograd.grad"));
+}
+
+bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_CALL) return false;
+    const AVal *r = &fx->funcs[f->index].val[op];
+    return (r->flags & VF_MODEL_OUT) && r->src == op;
+}
+
+static bool df__in_module_method(const IrModule *m, const IrFunc *f)
+{
+    for (uint32_t guard = 0; f && guard < 64; guard++) {
+        if (f->cls != IR_NONE && m->classes.items[f->cls]->is_module) return true;
+        if (f->parent == IR_NONE) return false;
+        f = m->funcs.items[f->parent];
+    }
+    return false;
+}
+
+static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
+{
+    FuncFacts *ff = &fx->funcs[f->index];
+    bool in_method = df__in_module_method(m, f);
+    for (uint32_t li = 0; li < f->loops.len; li++) {
+        IrLoop *l = &f->loops.items[li];
+        l->in_module_method = in_method;
+        for (uint32_t op = l->op + 1; op < l->end; op++) {
+            if (!ff->reached[op] || ir_op_loop(f, op) != li) continue;
+            const IrOp *o = &f->ops.items[op];
+            if (o->kind != IR_CALL) continue;
+            if (df_is_backward_call(f, op)) l->has_backward = 1;
+            const char *mname = df_method_name(f, op);
+            AVal recv = ff->val[df_receiver(f, op) == IR_NONE ? op : df_receiver(f, op)];
+            if (mname && (!strcmp(mname, "zero_grad") || (!strcmp(mname, "step") && recv.kind == VK_OPTIM)))
+                l->has_opt_step = 1;
+            if (mname && !strcmp(mname, "step")) {
+                for (uint32_t k = 0; k < o->nargs; k++)
+                    if (ff->val[f->args.items[o->args + k]].kind == VK_OPTIM) l->has_opt_step = 1;
+            }
+            if (df_is_module_call(fx, f, op)) {
+                l->has_model_call = 1;
+                for (uint32_t k = 0; k < o->nargs; k++) {
+                    const AVal *a = &ff->val[f->args.items[o->args + k]];
+                    if (a->carried == li && (a->flags & VF_MODEL_OUT) && a->grad >= G_POST) {
+                        l->has_feedback = 1;
+                        if (l->feedback_call == IR_NONE) l->feedback_call = op;
+                    }
+                }
+            }
+        }
+    }
+    for (uint32_t li = 0; li < f->loops.len; li++) {
+        IrLoop *l = &f->loops.items[li];
+        const AVal *it = l->iter != IR_NONE ? &ff->val[l->iter] : NULL;
+        const IrLoop *parent = l->parent != IR_NONE ? &f->loops.items[l->parent] : NULL;
+        if (l->in_module_method) l->kind = LOOP_SEQUENCE;
+        else if (l->has_backward || l->has_opt_step) l->kind = LOOP_STEP;
+        else if (parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP) l->kind = LOOP_SEQUENCE;
+        else if (parent && parent->kind == LOOP_SEQUENCE) l->kind = LOOP_SEQUENCE;
+        else if (l->has_feedback) l->kind = LOOP_FEEDBACK;
+        else if (it && it->kind == VK_LOADER) l->kind = LOOP_STEP;
+        else if (it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)))) l->kind = LOOP_SEQUENCE;
+        else if (l->has_model_call) l->kind = LOOP_STEP;
+        else l->kind = LOOP_UNKNOWN;
+    }
+    for (uint32_t li = f->loops.len; li-- > 0;) {
+        IrLoop *l = &f->loops.items[li];
+        if (l->kind == LOOP_STEP && l->parent != IR_NONE && f->loops.items[l->parent].kind == LOOP_UNKNOWN)
+            f->loops.items[l->parent].kind = LOOP_EPOCH;
+    }
+}
+
+uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool growth_only)
+{
+    for (uint32_t l = loop; l != IR_NONE; l = f->loops.items[l].parent) {
+        bool created_inside = v->def != IR_NONE && ir_loop_contains(f, l, v->def) && v->carried != l &&
+                              !(v->flags & VF_OUTER);
+        if (v->carried != IR_NONE && v->carried != l && v->carried != CARRIED_CALLS &&
+            ir_loop_contains(f, l, f->loops.items[v->carried].op))
+            created_inside = true; /* a phi of an inner loop: created in this iteration */
+        if (created_inside) return IR_NONE;
+        uint8_t k = f->loops.items[l].kind;
+        if (!growth_only || k == LOOP_STEP || k == LOOP_FEEDBACK) return l;
+    }
+    return IR_NONE;
+}
+
+static void df__mark_module_classes(const IrModule *m)
+{
+    /* classes that subclass torch.nn.Module, directly or through local classes (fixed point) */
+    for (int pass = 0; pass < 8; pass++) {
+        bool changed = false;
+        for (uint32_t i = 0; i < m->classes.len; i++) {
+            IrClass *c = m->classes.items[i];
+            if (c->is_module) continue;
+            for (uint32_t b = 0; b < c->bases.len && !c->is_module; b++) {
+                const char *q = c->bases.items[b];
+                const char *last = strrchr(q, '.');
+                last = last ? last + 1 : q;
+                if (!strncmp(q, "torch.nn.", 9) || !strcmp(last, "Module") || !strncmp(q, "nn.", 3) ||
+                    strstr(q, "LightningModule") || strstr(q, "PreTrainedModel"))
+                    c->is_module = 1, changed = true;
+                for (uint32_t j = 0; j < m->classes.len && !c->is_module; j++)
+                    if (m->classes.items[j]->is_module && !strcmp(m->classes.items[j]->name, q))
+                        c->is_module = 1, changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+}
+
+void df_analyse(const IrModule *m, Facts *out)
+{
+    out->m = m;
+    out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
+    out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
+    df__mark_module_classes(m);
+    /* __init__ first (attribute kinds), then the module, then what no one called */
+    for (uint32_t i = 0; i < m->classes.len; i++)
+        if (m->classes.items[i]->init != IR_NONE) df_analyse_func(out, m->classes.items[i]->init, 0);
+    for (uint32_t i = 0; i < m->funcs.len; i++) df_analyse_func(out, i, 0);
+    for (uint32_t i = 0; i < m->funcs.len; i++) df_classify_loops(m, out, m->funcs.items[i]);
+    /* functions that run every step: called from a step loop (transitively, a few levels) */
+    for (int pass = 0; pass < 4; pass++) {
+        for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+            const IrFunc *f = m->funcs.items[fi];
+            FuncFacts *ff = &out->funcs[fi];
+            for (uint32_t op = 0; op < f->ops.len; op++) {
+                const IrOp *o = &f->ops.items[op];
+                if (o->kind != IR_CALL || !ff->reached[op] || o->a == IR_NONE) continue;
+                uint32_t l = ir_op_loop(f, op);
+                bool per_step = ff->runs_per_step;
+                for (uint32_t k = l; k != IR_NONE && !per_step; k = f->loops.items[k].parent)
+                    if (f->loops.items[k].kind == LOOP_STEP) per_step = true;
+                if (!per_step) continue;
+                const AVal *cv = &ff->val[o->a];
+                if (cv->kind == VK_FUNC && cv->ref != IR_NONE && cv->ref < m->funcs.len)
+                    out->funcs[cv->ref].runs_per_step = 1;
+            }
+        }
+    }
+}
+
+void df_facts_free(Facts *f)
+{
+    if (!f->classes) return;
+    for (uint32_t i = 0; i < f->m->classes.len; i++) {
+        array_free(&f->classes[i].attr_names);
+        array_free(&f->classes[i].attr_vals);
+        array_free(&f->classes[i].reset_methods);
+    }
+}

@@ -1,0 +1,88 @@
+/* Grad dataflow: for every IR value, its kind and whether it carries a live autograd graph, and
+ * for every loop, what kind of loop it is and what flows around its back edge. */
+#ifndef GL_DATAFLOW_H
+#define GL_DATAFLOW_H
+
+#include "ir/ir.h"
+
+typedef enum ValKind {
+    VK_UNKNOWN, VK_TENSOR, VK_SCALAR, VK_MODULE, VK_OPTIM, VK_CONTAINER, VK_LOADER, VK_FUNC, VK_CLASS,
+    VK_CTX, VK_MODREF, VK_OBJECT, VK_RANGE, VK_NONE,
+} ValKind;
+
+/* Ordered: a join takes the maximum. */
+typedef enum GradState {
+    G_NONE, /* no graph: created under no_grad, detached, a Python scalar */
+    G_MAY,  /* unknown (a parameter, an unknown call) */
+    G_POST, /* its graph was freed by backward(): only autograd nodes on the host remain */
+    G_LIVE, /* carries a live graph holding saved activations on the device */
+} GradState;
+
+#define VF_ZERO_DIM 0x001   /* a 0-dim tensor (losses, full reductions) */
+#define VF_MODEL_OUT 0x002  /* produced by calling a model (or derived from such a value) */
+#define VF_BATCH 0x004      /* an item from iterating a data loader (or unknown iterable) */
+#define VF_OUTER 0x008      /* lives outside this call: global, attribute from an earlier call */
+#define VF_SHAPE 0x010      /* a size derived from a tensor's shape */
+#define VF_PIECES 0x020     /* pieces of a tensor (split/unbind/chunk) */
+#define VF_LOSSMOD 0x040    /* a loss module (nn.*Loss) */
+#define VF_MAYBE_MODULE 0x080 /* an object that behaves like a module (called, has .eval() etc.) */
+#define VF_UNSET 0x100      /* variable not bound on this path */
+#define VF_RESET 0x200      /* attribute re-created by a reset method (init_hidden) */
+
+#define CARRIED_CALLS (IR_NONE - 1) /* carried across calls of a method (self.hidden in forward) */
+
+typedef struct AVal {
+    uint8_t kind;   /* ValKind */
+    uint8_t grad;   /* GradState of the value itself */
+    uint8_t elem;   /* GradState of what a container holds */
+    uint8_t pad;
+    uint16_t flags; /* VF_* */
+    uint16_t pmask; /* bit i: derived from parameter i (function summaries) */
+    uint32_t def;   /* op that created it; a LOOP op for a loop-header phi */
+    uint32_t src;   /* op where its graph came in (a model call, a parameter), or IR_NONE */
+    uint32_t carried; /* loop whose header phi it comes from (or CARRIED_CALLS), or IR_NONE */
+    uint32_t ref;   /* VK_FUNC: function; VK_CLASS/VK_MODULE/VK_OBJECT: class or IR_NONE */
+} AVal;
+
+/* Facts about one function. */
+typedef struct FuncFacts {
+    AVal *val;          /* per op: the op's value (for stores: the stored value), converged */
+    AVal **backedge;    /* per loop: environment at the back edge (per variable), last pass */
+    uint8_t *reached;   /* per op: interpreted on a live path */
+    AVal ret;           /* join of returned values */
+    uint8_t analysed, in_progress, runs_per_step;
+    uint8_t calls_zero_grad; /* resets .grad somewhere (zero_grad(), p.grad = None) */
+} FuncFacts;
+
+typedef struct ClassFacts {
+    Array(const char *) attr_names;
+    Array(AVal) attr_vals; /* kinds of self.<attr> after __init__ */
+    Array(const char *) reset_methods; /* methods that re-create recurrent state */
+} ClassFacts;
+
+typedef struct Facts {
+    const IrModule *m;
+    FuncFacts *funcs;
+    ClassFacts *classes;
+} Facts;
+
+/* Runs the whole analysis over m. Memory lives in m->arena. */
+void df_analyse(const IrModule *m, Facts *out);
+void df_facts_free(Facts *f);
+
+/* Queries for the rules. */
+bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op);
+bool df_is_backward_call(const IrFunc *f, uint32_t op);
+const char *df_method_name(const IrFunc *f, uint32_t call); /* "append" for x.append(...), else NULL */
+uint32_t df_receiver(const IrFunc *f, uint32_t call);       /* op of the receiver, or IR_NONE */
+uint32_t df_kwarg(const IrFunc *f, uint32_t call, const char *kw); /* op of a keyword argument */
+bool df_const_true(const IrFunc *f, uint32_t op);
+bool df_mode_off(uint8_t mode);
+/* The innermost loop around op in which value v was NOT created (so v outlives its iterations),
+ * walking outward from `loop`; IR_NONE when v is created inside every enclosing loop. Only loops
+ * whose kind is step or feedback are returned when growth_only is set. */
+uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool growth_only);
+const char *df_loop_kind_name(uint8_t kind);
+const char *df_grad_name(uint8_t g);
+
+#endif

@@ -1,0 +1,143 @@
+/* IR construction helpers, queries and the textual dump used by `gradleak debug ir`. */
+#include <stdio.h>
+#include "base/strbuf.h"
+#include "ir/ir.h"
+
+const char *const ir_op_names[IR_OP_COUNT] = {
+#define IR_OP(name, text) text,
+#include "ir/ir.def"
+#undef IR_OP
+};
+
+IrFunc *ir_func_new(IrModule *m, const char *name)
+{
+    IrFunc *f = ARENA_NEW(m->arena, IrFunc);
+    f->name = name;
+    f->qualname = name;
+    f->index = m->funcs.len;
+    f->parent = IR_NONE;
+    f->cls = IR_NONE;
+    array_push(&m->funcs, f);
+    return f;
+}
+
+void ir_module_free(IrModule *m)
+{
+    for (uint32_t i = 0; i < m->funcs.len; i++) {
+        IrFunc *f = m->funcs.items[i];
+        array_free(&f->ops), array_free(&f->args), array_free(&f->kw);
+        array_free(&f->vars), array_free(&f->loops), array_free(&f->decorators);
+    }
+    for (uint32_t i = 0; i < m->classes.len; i++) {
+        IrClass *c = m->classes.items[i];
+        array_free(&c->bases), array_free(&c->methods);
+    }
+    array_free(&m->funcs), array_free(&m->classes), array_free(&m->error_spans);
+    array_free(&m->comments);
+}
+
+/* Variable lookup is linear: functions have tens of variables, and the lowering caches the last
+ * hit. A function with thousands of names costs O(n^2) here; see py_lower.c for the cap. */
+uint32_t ir_func_var(IrFunc *f, Arena *arena, const char *name, size_t len)
+{
+    for (uint32_t i = f->vars.len; i-- > 0;) {
+        const IrVar *v = &f->vars.items[i];
+        if (v->base == IR_NONE && strlen(v->name) == len && memcmp(v->name, name, len) == 0) return i;
+    }
+    IrVar v = {arena_strndup(arena, name, len), IR_NONE, 0, 0};
+    array_push(&f->vars, v);
+    return f->vars.len - 1;
+}
+
+uint32_t ir_func_pseudo_var(IrFunc *f, Arena *arena, uint32_t base, const char *attr)
+{
+    for (uint32_t i = 0; i < f->vars.len; i++) {
+        const IrVar *v = &f->vars.items[i];
+        if (v->base == base && strcmp(strrchr(v->name, '.') + 1, attr) == 0) return i;
+    }
+    IrVar v = {arena_printf(arena, "%s.%s", f->vars.items[base].name, attr), base, 0, 0};
+    array_push(&f->vars, v);
+    return f->vars.len - 1;
+}
+
+bool ir_loop_contains(const IrFunc *f, uint32_t loop, uint32_t op)
+{
+    if (loop == IR_NONE) return false;
+    const IrLoop *l = &f->loops.items[loop];
+    return op > l->op && op < l->end;
+}
+
+uint32_t ir_op_loop(const IrFunc *f, uint32_t op)
+{
+    uint32_t best = IR_NONE;
+    for (uint32_t i = 0; i < f->loops.len; i++)
+        if (ir_loop_contains(f, i, op)) best = i; /* loops are numbered in source order: last = innermost */
+    return best;
+}
+
+const char *ir_span_text(const IrModule *m, Span s, Arena *arena)
+{
+    uint32_t end = s.end;
+    if (end > m->len) end = (uint32_t)m->len;
+    if (s.start > end) return "";
+    for (uint32_t i = s.start; i < end; i++)
+        if (m->src[i] == '\n' || m->src[i] == '\r') { end = i; break; }
+    return arena_strndup(arena, m->src + s.start, end - s.start);
+}
+
+static const char *const loop_kind_names[] = {"unknown", "step", "epoch", "sequence", "feedback"};
+static const char *const mode_names[] = {"", " [no_grad]", " [inference]", " [maybe_no_grad]", " [enable_grad]", ""};
+
+static void ir__operand(StrBuf *sb, const char *label, uint32_t v)
+{
+    if (v != IR_NONE) sb_printf(sb, " %s=%%%u", label, v);
+}
+
+void ir_dump(const IrModule *m, void (*emit)(void *ctx, const char *s), void *ctx)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        sb_printf(&sb, "func %s", f->qualname);
+        if (f->cls != IR_NONE) sb_printf(&sb, " (method of %s)", m->classes.items[f->cls]->name);
+        if (f->base_mode) sb_puts(&sb, mode_names[f->base_mode]);
+        sb_puts(&sb, "\n");
+        for (uint32_t i = 0; i < f->loops.len; i++) {
+            const IrLoop *l = &f->loops.items[i];
+            sb_printf(&sb, "  loop %u: line %u, ops %%%u..%%%u, kind %s", i, l->span.row + 1, l->op, l->end,
+                      loop_kind_names[l->kind]);
+            if (l->parent != IR_NONE) sb_printf(&sb, ", in loop %u", l->parent);
+            sb_puts(&sb, "\n");
+        }
+        for (uint32_t i = 0; i < f->ops.len; i++) {
+            const IrOp *op = &f->ops.items[i];
+            sb_printf(&sb, "  %%%u = %s", i, ir_op_names[op->kind]);
+            if (op->var != IR_NONE && op->var < f->vars.len) sb_printf(&sb, " $%s", f->vars.items[op->var].name);
+            if (op->name) sb_printf(&sb, " '%s'", op->name);
+            if (op->qual) sb_printf(&sb, " <%s>", op->qual);
+            ir__operand(&sb, "a", op->a);
+            ir__operand(&sb, "b", op->b);
+            ir__operand(&sb, "c", op->c);
+            if (op->nargs) {
+                sb_puts(&sb, " (");
+                for (uint32_t k = 0; k < op->nargs; k++) {
+                    const char *kw = f->kw.items[op->args + k];
+                    sb_printf(&sb, "%s%s%s%%%u", k ? ", " : "", kw ? kw : "", kw ? "=" : "", f->args.items[op->args + k]);
+                }
+                sb_puts(&sb, ")");
+            }
+            if (op->kind == IR_LOOP || op->kind == IR_END_LOOP || op->kind == IR_BREAK || op->kind == IR_CONTINUE ||
+                op->kind == IR_BINOP || op->kind == IR_UNPACK || op->kind == IR_BUILD || op->kind == IR_DEFINE ||
+                op->kind == IR_CONST || op->kind == IR_WITH)
+                sb_printf(&sb, " #%u", op->aux);
+            if (op->flags & IR_F_AUG) sb_puts(&sb, " aug");
+            if (op->flags & IR_F_STMT) sb_puts(&sb, " stmt");
+            if (op->mode) sb_puts(&sb, mode_names[op->mode]);
+            sb_printf(&sb, "  @%u:%u\n", op->span.row + 1, op->span.col + 1);
+        }
+        emit(ctx, sb.data);
+        sb_clear(&sb);
+    }
+    sb_free(&sb);
+}
