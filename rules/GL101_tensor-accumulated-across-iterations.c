@@ -53,6 +53,32 @@ static bool used_as_tensor(const IrFunc *f, uint32_t var)
     return false;
 }
 
+/* Finds a read of var inside the arithmetic tree rooted at op (BINOP/UNOP only, bounded). */
+static uint32_t find_acc(const IrFunc *f, uint32_t op, uint32_t var)
+{
+    uint32_t stack[32], n = 0;
+    stack[n++] = op;
+    while (n) {
+        uint32_t x = stack[--n];
+        if (x == IR_NONE) continue;
+        const IrOp *o = &f->ops.items[x];
+        if ((o->kind == IR_LOAD || o->kind == IR_ATTR) && o->var == var) return x;
+        if ((o->kind == IR_BINOP && o->aux <= BIN_DIV) || (o->kind == IR_UNOP && o->aux != UN_NOT)) {
+            if (n + 2 <= ARRAY_LEN(stack)) stack[n++] = o->a, stack[n++] = o->kind == IR_BINOP ? o->b : IR_NONE;
+        }
+    }
+    return IR_NONE;
+}
+
+/* The operand of the top-level operation that does not contain the accumulator. */
+static uint32_t other_side(const IrFunc *f, uint32_t top, uint32_t var)
+{
+    const IrOp *o = &f->ops.items[top];
+    if (o->kind != IR_BINOP) return IR_NONE;
+    if (find_acc(f, o->a, var) != IR_NONE) return o->b;
+    return o->a;
+}
+
 void rule_GL101(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -64,11 +90,12 @@ void rule_GL101(RuleCtx *c)
             if (valop == IR_NONE || st->var == IR_NONE || !ff->reached[i]) continue;
             const IrOp *bo = &f->ops.items[valop];
             if (bo->kind != IR_BINOP || bo->aux > BIN_DIV) continue;
-            uint32_t accop = IR_NONE, addop = IR_NONE;
-            if (bo->a != IR_NONE && f->ops.items[bo->a].var == st->var) accop = bo->a, addop = bo->b;
-            else if (bo->b != IR_NONE && f->ops.items[bo->b].var == st->var && bo->aux != BIN_SUB && bo->aux != BIN_DIV)
-                accop = bo->b, addop = bo->a;
-            if (accop == IR_NONE || addop == IR_NONE) continue;
+            uint32_t accop = find_acc(f, valop, st->var);
+            uint32_t addop = accop == IR_NONE ? IR_NONE : other_side(f, valop, st->var);
+            if (accop == IR_NONE || addop == IR_NONE || accop == valop) continue;
+            /* `acc = x - acc` or `acc = x / acc` do not accumulate; the graph must enter at the top */
+            if (bo->b != IR_NONE && find_acc(f, bo->b, st->var) != IR_NONE && (bo->aux == BIN_SUB || bo->aux == BIN_DIV))
+                continue;
             const AVal *acc = &ff->val[accop], *add = &ff->val[addop];
             if (acc->kind == VK_CONTAINER || add->kind == VK_CONTAINER) continue; /* GL102's */
             if (add->grad < G_POST) continue;

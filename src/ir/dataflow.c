@@ -162,6 +162,8 @@ typedef struct Region {
 } Region;
 
 typedef struct Interp {
+    const AVal *hints; /* kinds of the arguments at the first call site, or NULL */
+    uint32_t nhints;
     const IrModule *m;
     Facts *fx;
     const IrFunc *f;
@@ -176,7 +178,7 @@ typedef struct Interp {
     int depth;
 } Interp;
 
-static void df_analyse_func(Facts *fx, uint32_t fi, int depth);
+static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints, uint32_t nhints);
 
 static AVal *env_copy(Interp *I, const AVal *src)
 {
@@ -269,7 +271,7 @@ static AVal df__class_attr(Interp *I, uint32_t ci, const char *name)
     if (ci == IR_NONE || ci >= I->m->classes.len) return aval(VK_UNKNOWN, G_MAY, IR_NONE);
     const IrClass *c = I->m->classes.items[ci];
     if (c->init != IR_NONE && !I->fx->funcs[c->init].analysed && I->depth < DF_MAX_CALL_DEPTH)
-        df_analyse_func(I->fx, c->init, I->depth + 1);
+        df_analyse_func(I->fx, c->init, I->depth + 1, NULL, 0);
     ClassFacts *cf = &I->fx->classes[ci];
     for (uint32_t i = 0; i < cf->attr_names.len; i++)
         if (!strcmp(cf->attr_names.items[i], name)) return cf->attr_vals.items[i];
@@ -296,7 +298,7 @@ static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args
 {
     FuncFacts *callee = &I->fx->funcs[fi];
     if (!callee->analysed && !callee->in_progress && I->depth < DF_MAX_CALL_DEPTH)
-        df_analyse_func(I->fx, fi, I->depth + 1);
+        df_analyse_func(I->fx, fi, I->depth + 1, args, nargs);
     if (!callee->analysed) return aval(VK_UNKNOWN, G_MAY, op);
     AVal r = callee->ret;
     r.def = op;
@@ -470,9 +472,16 @@ static AVal df_call(Interp *I, uint32_t op)
             if (!df_const_true(f, df_kwarg(f, op, "retain_graph"))) df__backward_effect(I, op);
             return r;
         }
-        if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && (!strcmp(method, "zero_grad") ||
-                                                                 !strcmp(method, "parameters")))) {
+        if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && !strcmp(method, "zero_grad"))) {
             r.kind = VK_UNKNOWN;
+            return r;
+        }
+        if ((recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) &&
+            (!strcmp(method, "parameters") || !strcmp(method, "named_parameters"))) {
+            /* parameters require grad: each is a graph source */
+            r.kind = VK_CONTAINER;
+            r.elem = off ? G_NONE : G_LIVE;
+            r.src = op;
             return r;
         }
         if (recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) {
@@ -745,6 +754,19 @@ static void df_step(Interp *I, uint32_t op)
             r.grad = G_MAY;
             if (o->qual && strstr(o->qual, "Tensor")) r.kind = VK_TENSOR;
             if (o->aux < 16) r.pmask = (uint16_t)(1u << o->aux);
+            /* the first call site's argument tells what kind of object this is (a model, a
+             * loader, an optimizer); its graph state stays unknown so the summary holds for
+             * every caller */
+            if (I->hints && o->aux < I->nhints) {
+                const AVal *h = &I->hints[o->aux];
+                if (h->kind == VK_MODULE || h->kind == VK_LOADER || h->kind == VK_OPTIM || h->kind == VK_OBJECT) {
+                    r.kind = h->kind;
+                    r.ref = h->ref;
+                    r.flags |= h->flags & (VF_MAYBE_MODULE | VF_LOSSMOD);
+                    r.grad = G_NONE;
+                    r.pmask = 0;
+                }
+            }
         }
         break;
     }
@@ -1077,7 +1099,7 @@ static void df__prescan(Interp *I)
         else I->backward_vars[v] = 0;
 }
 
-static void df_analyse_func(Facts *fx, uint32_t fi, int depth)
+static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints, uint32_t nhints)
 {
     const IrModule *m = fx->m;
     const IrFunc *f = m->funcs.items[fi];
@@ -1093,6 +1115,8 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth)
     I.arena = m->arena;
     I.nvars = f->vars.len;
     I.depth = depth;
+    I.hints = hints;
+    I.nhints = nhints;
     I.env = ARENA_NEW_N(I.arena, AVal, I.nvars ? I.nvars : 1);
     for (uint32_t i = 0; i < I.nvars; i++) I.env[i] = aval_unset();
     ff->val = ARENA_NEW_N(I.arena, AVal, f->ops.len ? f->ops.len : 1);
@@ -1288,8 +1312,8 @@ void df_analyse(const IrModule *m, Facts *out)
     df__mark_module_classes(m);
     /* __init__ first (attribute kinds), then the module, then what no one called */
     for (uint32_t i = 0; i < m->classes.len; i++)
-        if (m->classes.items[i]->init != IR_NONE) df_analyse_func(out, m->classes.items[i]->init, 0);
-    for (uint32_t i = 0; i < m->funcs.len; i++) df_analyse_func(out, i, 0);
+        if (m->classes.items[i]->init != IR_NONE) df_analyse_func(out, m->classes.items[i]->init, 0, NULL, 0);
+    for (uint32_t i = 0; i < m->funcs.len; i++) df_analyse_func(out, i, 0, NULL, 0);
     for (uint32_t i = 0; i < m->funcs.len; i++) df_classify_loops(m, out, m->funcs.items[i]);
     /* functions that run every step: called from a step loop (transitively, a few levels) */
     for (int pass = 0; pass < 4; pass++) {
