@@ -48,7 +48,7 @@ void rule_GL104(RuleCtx *c)
             for (uint32_t k = 0; k < o->nargs; k++) {
                 uint32_t a = f->args.items[o->args + k];
                 const AVal *v = &ff->val[a];
-                if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) || v->grad != G_LIVE)
+                if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) || GL_MAX(v->grad, v->elem) != G_LIVE)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
                 if (l->kind != LOOP_FEEDBACK || l->has_backward) continue;

@@ -43,11 +43,22 @@ void rule_GL105(RuleCtx *c)
         const FuncFacts *ff = &c->fx->funcs[fi];
         for (uint32_t i = 0; i < f->ops.len; i++) {
             if (!ff->reached[i] || !df_is_backward_call(f, i)) continue;
+            /* torch.autograd.grad(..., retain_graph=True) is how Hessians and penalties are built:
+             * only backward() is in scope */
+            const char *mname = df_method_name(f, i);
+            if (!(mname && !strcmp(mname, "backward")) && !(f->ops.items[i].qual && !strcmp(f->ops.items[i].qual, "torch.autograd.backward")))
+                continue;
             if (!df_const_true(f, df_kwarg(f, i, "retain_graph"))) continue;
-            uint32_t loop = ir_op_loop(f, i), step = IR_NONE;
+            uint32_t loop = ir_op_loop(f, i), step = IR_NONE, outer = IR_NONE;
             for (uint32_t k = loop; k != IR_NONE; k = f->loops.items[k].parent)
-                if (f->loops.items[k].kind == LOOP_STEP) { step = k; break; }
+                if (f->loops.items[k].kind == LOOP_STEP) {
+                    if (step == IR_NONE) step = k;
+                    outer = k;
+                }
             if (step == IR_NONE) continue;
+            /* in a loop nested in the step (per-head backwards), the next inner iteration's backward
+             * needs the graph */
+            if (loop != step || outer != step) continue;
             const IrLoop *l = &f->loops.items[step];
             bool later = false;
             for (uint32_t j = i + 1; j < l->end && !later; j++)
@@ -60,7 +71,7 @@ void rule_GL105(RuleCtx *c)
                 const IrOp *call = &f->ops.items[j];
                 for (uint32_t k = 0; k < call->nargs; k++) {
                     const AVal *v = &ff->val[f->args.items[call->args + k]];
-                    if (v->carried == step && (v->flags & VF_MODEL_OUT) && v->grad >= G_POST) carried = true;
+                    if (v->carried == step && (v->flags & VF_MODEL_OUT) && GL_MAX(v->grad, v->elem) >= G_POST) carried = true;
                 }
             }
             Diag *d = rule_report(c, f->ops.items[i].span, carried ? SEV_ERROR : SEV_WARNING,

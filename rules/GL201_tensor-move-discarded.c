@@ -37,7 +37,7 @@
 
 static bool is_move(const char *m)
 {
-    static const char *const names[] = {"cuda", "to", "cpu", "half", "float", "double", "bfloat16", "type"};
+    static const char *const names[] = {"cuda", "to", "cpu", "half", "float", "double", "bfloat16", "type", "long", "int", "bool", "byte", "short"};
     for (size_t i = 0; i < ARRAY_LEN(names); i++)
         if (!strcmp(m, names[i])) return true;
     return false;

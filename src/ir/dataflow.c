@@ -243,6 +243,18 @@ static uint32_t df__var_of(Interp *I, uint32_t op)
     return IR_NONE;
 }
 
+/* reduction="none" (or reduce=False): a loss per element, not a 0-dim tensor */
+static bool df__no_reduction(const IrFunc *f, uint32_t call)
+{
+    uint32_t r = df_kwarg(f, call, "reduction");
+    if (r != IR_NONE) {
+        const IrOp *o = &f->ops.items[r];
+        return !(o->kind == IR_CONST && o->name && (strstr(o->name, "mean") || strstr(o->name, "sum")));
+    }
+    r = df_kwarg(f, call, "reduce");
+    return r != IR_NONE && !df_const_true(f, r);
+}
+
 static uint8_t grad_of_arg(const AVal *v)
 {
     return v->kind == VK_CONTAINER ? GL_MAX(v->grad, v->elem) : v->grad;
@@ -286,7 +298,7 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
     r.src = op;
     r.flags = VF_MODEL_OUT;
     if (callee->flags & VF_LOSSMOD) {
-        r.flags |= VF_ZERO_DIM;
+        if (!(callee->flags & VF_NOREDUCE)) r.flags |= VF_ZERO_DIM;
         r.grad = max_arg; /* loss modules have no parameters: they pass their inputs' graph on */
         r.flags &= (uint16_t)~VF_MODEL_OUT;
     }
@@ -392,7 +404,10 @@ static AVal df_call(Interp *I, uint32_t op)
             return r;
         }
         case EFF_MODULE: r.kind = VK_MODULE; return r;
-        case EFF_LOSSMOD: r.kind = VK_MODULE, r.flags = VF_LOSSMOD; return r;
+        case EFF_LOSSMOD:
+            r.kind = VK_MODULE, r.flags = VF_LOSSMOD;
+            if (df__no_reduction(f, op)) r.flags |= VF_NOREDUCE;
+            return r;
         case EFF_OPTIM: r.kind = VK_OPTIM; return r;
         case EFF_LOADER: r.kind = VK_LOADER; return r;
         case EFF_NOGRAD: case EFF_INFER: case EFF_ENABLE: r.kind = VK_CTX; return r;
@@ -413,7 +428,7 @@ static AVal df_call(Interp *I, uint32_t op)
         r.carried = arg_carried;
         r.pmask = pmask;
         if (fe == EFF_PIECES) r.elem = r.grad, r.flags |= VF_PIECES;
-        if (fe == EFF_LOSS) r.flags |= VF_ZERO_DIM;
+        if (fe == EFF_LOSS && !df__no_reduction(f, op)) r.flags |= VF_ZERO_DIM;
         if (fe == EFF_REDUCE && o->nargs <= 1 && df_kwarg(f, op, "dim") == IR_NONE) r.flags |= VF_ZERO_DIM;
         /* a module passed to a functional wrapper (data_parallel(model, x)) is called by it */
         for (uint32_t i = 0; i < nargs; i++)
@@ -1043,8 +1058,12 @@ static uint32_t df_control(Interp *I, uint32_t op)
                 const AVal *b = &back[i];
                 if (!aval_eq(&h, b)) {
                     AVal j = aval_join(&h, b);
+                    /* a phi: the value may be from before the loop or from an earlier iteration;
+                     * it is as old as the entry value (so an enclosing loop sees it outlive its
+                     * iterations when the entry does) */
+                    j.def = (h.flags & VF_UNSET) || h.def == IR_NONE ? r->op : GL_MIN(h.def, r->op);
+                    if ((h.flags & VF_OUTER)) j.flags |= VF_OUTER;
                     j.flags &= (uint16_t)~VF_UNSET;
-                    j.def = r->op;
                     j.carried = r->loop;
                     h = j;
                 }
@@ -1212,6 +1231,17 @@ static bool df__in_module_method(const IrModule *m, const IrFunc *f)
     return false;
 }
 
+/* A backward after the loop, in the same iteration of the enclosing loop (or in the function when
+ * the loop is outermost): the loop builds one step's graph (the classic char-rnn train() that
+ * accumulates the loss over time steps and calls backward once). */
+static bool df__backward_after(const IrFunc *f, const FuncFacts *ff, const IrLoop *l)
+{
+    uint32_t end = l->parent != IR_NONE ? f->loops.items[l->parent].end : f->ops.len;
+    for (uint32_t op = l->end + 1; op < end; op++)
+        if (ff->reached[op] && df_is_backward_call(f, op)) return true;
+    return false;
+}
+
 static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
 {
     FuncFacts *ff = &fx->funcs[f->index];
@@ -1236,7 +1266,7 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                 l->has_model_call = 1;
                 for (uint32_t k = 0; k < o->nargs; k++) {
                     const AVal *a = &ff->val[f->args.items[o->args + k]];
-                    if (a->carried == li && (a->flags & VF_MODEL_OUT) && a->grad >= G_POST) {
+                    if (a->carried == li && (a->flags & VF_MODEL_OUT) && GL_MAX(a->grad, a->elem) >= G_POST) {
                         l->has_feedback = 1;
                         if (l->feedback_call == IR_NONE) l->feedback_call = op;
                     }
@@ -1252,6 +1282,7 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         else if (l->has_backward || l->has_opt_step) l->kind = LOOP_STEP;
         else if (parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP) l->kind = LOOP_SEQUENCE;
         else if (parent && parent->kind == LOOP_SEQUENCE) l->kind = LOOP_SEQUENCE;
+        else if (!(it && it->kind == VK_LOADER) && df__backward_after(f, ff, l)) l->kind = LOOP_SEQUENCE;
         else if (l->has_feedback) l->kind = LOOP_FEEDBACK;
         else if (it && it->kind == VK_LOADER) l->kind = LOOP_STEP;
         else if (it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)))) l->kind = LOOP_SEQUENCE;
@@ -1270,9 +1301,6 @@ uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool g
     for (uint32_t l = loop; l != IR_NONE; l = f->loops.items[l].parent) {
         bool created_inside = v->def != IR_NONE && ir_loop_contains(f, l, v->def) && v->carried != l &&
                               !(v->flags & VF_OUTER);
-        if (v->carried != IR_NONE && v->carried != l && v->carried != CARRIED_CALLS &&
-            ir_loop_contains(f, l, f->loops.items[v->carried].op))
-            created_inside = true; /* a phi of an inner loop: created in this iteration */
         if (created_inside) return IR_NONE;
         uint8_t k = f->loops.items[l].kind;
         if (!growth_only || k == LOOP_STEP || k == LOOP_FEEDBACK) return l;

@@ -28,6 +28,7 @@ typedef enum GradState {
 #define VF_MAYBE_MODULE 0x080 /* an object that behaves like a module (called, has .eval() etc.) */
 #define VF_UNSET 0x100      /* variable not bound on this path */
 #define VF_RESET 0x200      /* attribute re-created by a reset method (init_hidden) */
+#define VF_NOREDUCE 0x400   /* a loss module built with reduction="none" */
 
 #define CARRIED_CALLS (IR_NONE - 1) /* carried across calls of a method (self.hidden in forward) */
 
