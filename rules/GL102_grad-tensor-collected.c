@@ -41,8 +41,11 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const AVal *cont = &ff->val[cont_op], *v = &ff->val[val_op];
     if (v->grad < G_POST && !(v->kind == VK_CONTAINER && v->elem >= G_POST)) return;
-    uint32_t var = f->ops.items[cont_op].var;
+    uint32_t var = df_root_var(f, cont_op);
     if (var == IR_NONE) return;
+    /* the container that must outlive the loop is the root (metrics in metrics["loss"].append) */
+    for (uint32_t k = cont_op; k != IR_NONE && f->ops.items[k].kind == IR_ITEM; k = f->ops.items[k].a)
+        cont = &ff->val[f->ops.items[k].a];
     uint32_t loop = df_outliving_loop(f, cont, ir_op_loop(f, at), true);
     if (loop == IR_NONE) return;
     const IrLoop *l = &f->loops.items[loop];
@@ -71,6 +74,47 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
                  arena_printf(c->arena, "%s.detach()", vt));
 }
 
+/* `self.last = out`, `GLOBAL = loss` in a step loop: one iteration's graph held into the next. */
+static void plain_store(RuleCtx *c, const IrFunc *f, uint32_t i)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrOp *o = &f->ops.items[i];
+    uint32_t valop = o->kind == IR_SET_ATTR ? o->b : o->a;
+    if (valop == IR_NONE || o->var == IR_NONE) return;
+    const IrOp *vo = &f->ops.items[valop];
+    if (vo->kind == IR_BINOP) return; /* accumulations are GL101's */
+    const AVal *v = &ff->val[valop];
+    if (v->grad < G_POST || v->kind == VK_CONTAINER || v->kind == VK_MODULE) return;
+    const char *what;
+    if (o->kind == IR_SET_ATTR) {
+        const AVal *base = &ff->val[o->a];
+        bool self = f->cls != IR_NONE && (base->kind == VK_MODULE || base->kind == VK_OBJECT) && base->ref == f->cls;
+        if (!self || c->m->classes.items[f->cls]->is_module) return; /* a Module's own state is GL103's */
+        what = "an attribute of the object";
+    } else {
+        if (!f->vars.items[o->var].is_global || f->index == 0) return;
+        what = "a global";
+    }
+    AVal outer = *v;
+    outer.def = IR_NONE, outer.flags |= VF_OUTER, outer.carried = IR_NONE;
+    uint32_t loop = df_outliving_loop(f, &outer, ir_op_loop(f, i), true);
+    if (loop == IR_NONE) return;
+    const IrLoop *l = &f->loops.items[loop];
+    const char *name = f->vars.items[o->var].name;
+    const char *vt = rule_text(c, f, valop);
+    Diag *d = rule_report(c, o->span, SEV_WARNING,
+                          "'%s' is %s and keeps '%s', which carries an autograd graph, from one iteration of the "
+                          "%s loop at line %u to the next",
+                          name, what, vt, df_loop_kind_name(l->kind), rule_line(l->span));
+    d->growth = GROWTH_HOST;
+    d->loop_line = rule_line(l->span);
+    rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
+    rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar)", vt);
+    if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
+        rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Store '%s.detach()'", vt), vo->span.start, vo->span.end,
+                 arena_printf(c->arena, "%s.detach()", vt));
+}
+
 void rule_GL102(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -79,7 +123,9 @@ void rule_GL102(RuleCtx *c)
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
             if (!ff->reached[i]) continue;
-            if (o->kind == IR_CALL) {
+            if (o->kind == IR_SET_ATTR || o->kind == IR_STORE) {
+                plain_store(c, f, i);
+            } else if (o->kind == IR_CALL) {
                 const char *m = df_method_name(f, i);
                 uint32_t r = df_receiver(f, i);
                 if (!m || r == IR_NONE || o->nargs == 0) continue;

@@ -41,6 +41,54 @@
  */
 #include "engine/rule_ctx.h"
 
+/* Does loop l reset the state of the model held in var (a reset method, a store to an attribute)? */
+static bool loop_resets(RuleCtx *c, const IrFunc *f, const IrLoop *l, uint32_t var, const ClassFacts *cf)
+{
+    for (uint32_t j = l->op + 1; j < l->end; j++) {
+        const IrOp *o = &f->ops.items[j];
+        if (o->kind == IR_SET_ATTR && o->var != IR_NONE && f->vars.items[o->var].base == var) return true;
+        if (o->kind != IR_CALL) continue;
+        const char *m = df_method_name(f, j);
+        uint32_t r = df_receiver(f, j);
+        if (!m || r == IR_NONE || f->ops.items[r].var != var) continue;
+        for (uint32_t k = 0; k < cf->reset_methods.len; k++)
+            if (!strcmp(cf->reset_methods.items[k], m)) return true;
+        if (strstr(m, "init") || strstr(m, "reset") || strstr(m, "detach") || strstr(m, "repackage")) return true;
+    }
+    GL_UNUSED(c);
+    return false;
+}
+
+/* self.<attr> carried by a Module's forward from call to call, with a training loop in this file
+ * that calls the model every step and never resets it. */
+static void class_state(RuleCtx *c, const IrFunc *f, uint32_t i)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrOp *o = &f->ops.items[i];
+    const AVal *cv = &ff->val[o->a];
+    if (cv->kind != VK_MODULE || cv->ref == IR_NONE || cv->ref >= c->m->classes.len) return;
+    const ClassFacts *cf = &c->fx->classes[cv->ref];
+    if (!cf->carried_attrs.len) return;
+    uint32_t loop = ir_op_loop(f, i);
+    if (loop == IR_NONE) return;
+    const IrLoop *l = &f->loops.items[loop];
+    if (l->kind != LOOP_STEP || !l->has_backward) return;
+    uint32_t var = f->ops.items[o->a].var;
+    if (var == IR_NONE || loop_resets(c, f, l, var, cf)) return;
+    const IrClass *cls = c->m->classes.items[cv->ref];
+    const char *attr = cf->carried_attrs.items[0];
+    Diag *d = rule_report(c, o->span, SEV_ERROR,
+                          "'%s.forward' feeds 'self.%s' from one call into the next without detach(), and the "
+                          "training loop at line %u calls it every step without resetting it: each step's graph "
+                          "stays linked to the last",
+                          cls->name, attr, rule_line(l->span));
+    d->growth = GROWTH_DEVICE;
+    d->loop_line = rule_line(l->span);
+    if (cls->forward != IR_NONE) rule_related(c, d, c->m->funcs.items[cls->forward]->span, "forward() stores self.%s", attr);
+    rule_related(c, d, l->span, "the training loop");
+    rule_hint(c, d, "Detach the state at the start of forward(), or reset it every step (an init_hidden() method)");
+}
+
 void rule_GL103(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -49,6 +97,9 @@ void rule_GL103(RuleCtx *c)
         for (uint32_t i = 0; i < f->ops.len; i++) {
             if (!ff->reached[i] || !df_is_module_call(c->fx, f, i)) continue;
             const IrOp *o = &f->ops.items[i];
+            uint32_t before = c->out->len;
+            class_state(c, f, i);
+            if (c->out->len != before) continue;
             for (uint32_t k = 0; k < o->nargs; k++) {
                 uint32_t a = f->args.items[o->args + k];
                 const AVal *v = &ff->val[a];

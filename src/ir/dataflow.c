@@ -234,14 +234,20 @@ bool df_const_true(const IrFunc *f, uint32_t op)
     return o->kind == IR_CONST && o->name && !strcmp(o->name, "True");
 }
 
-/* The variable an op's value is read from (for in-place updates of containers and tensors). */
-static uint32_t df__var_of(Interp *I, uint32_t op)
+uint32_t df_root_var(const IrFunc *f, uint32_t op)
 {
-    if (op == IR_NONE) return IR_NONE;
-    const IrOp *o = OP(I, op);
-    if ((o->kind == IR_LOAD || o->kind == IR_ATTR) && o->var != IR_NONE) return o->var;
+    /* through subscripts: metrics["loss"].append(x) grows `metrics` */
+    for (int guard = 0; op != IR_NONE && guard < 16; guard++) {
+        const IrOp *o = &f->ops.items[op];
+        if ((o->kind == IR_LOAD || o->kind == IR_ATTR) && o->var != IR_NONE) return o->var;
+        if (o->kind != IR_ITEM) return IR_NONE;
+        op = o->a;
+    }
     return IR_NONE;
 }
+
+/* The variable an op's value is read from (for in-place updates of containers and tensors). */
+static uint32_t df__var_of(Interp *I, uint32_t op) { return df_root_var(I->f, op); }
 
 /* reduction="none" (or reduce=False): a loss per element, not a 0-dim tensor */
 static bool df__no_reduction(const IrFunc *f, uint32_t call)
@@ -375,6 +381,9 @@ static AVal df_call(Interp *I, uint32_t op)
         r.ref = cv.ref;
         return r;
     }
+
+    /* a submodule held in an attribute (self.lstm(x)): a model call, not a method */
+    if (callee && callee->kind == IR_ATTR && cv.kind == VK_MODULE) return df__model_output(I, op, &cv, max_arg);
 
     const char *method = df_method_name(f, op);
     uint32_t recv_op = df_receiver(f, op);
@@ -641,7 +650,19 @@ static AVal df_call(Interp *I, uint32_t op)
     return r;
 }
 
+static AVal df_attr__plain(Interp *I, uint32_t op);
+
 static AVal df_attr(Interp *I, uint32_t op)
+{
+    AVal r = df_attr__plain(I, op);
+    const IrOp *o = OP(I, op);
+    /* self.model.train() elsewhere in the function: self.model behaves like a module */
+    if (o->var != IR_NONE && I->module_vars[o->var] && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT))
+        r.flags |= VF_MAYBE_MODULE;
+    return r;
+}
+
+static AVal df_attr__plain(Interp *I, uint32_t op)
 {
     const IrOp *o = OP(I, op);
     if (o->qual) {
@@ -1197,6 +1218,25 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
             }
         }
         if (resets && !is_init) array_push(&cf->reset_methods, f->name);
+        /* state forward() carries from one call to the next: self.X stored from a model call that
+         * read self.X as it was left by the previous call */
+        if (c->forward == fi) {
+            for (uint32_t k = 0; k < f->ops.len; k++) {
+                const IrOp *o = &f->ops.items[k];
+                if (o->kind != IR_SET_ATTR || o->var == IR_NONE || !ff->reached[k]) continue;
+                const AVal *v = &ff->val[k];
+                if (!(v->flags & VF_MODEL_OUT) || GL_MAX(v->grad, v->elem) != G_LIVE || v->src == IR_NONE) continue;
+                const IrOp *call = &f->ops.items[v->src];
+                if (call->kind != IR_CALL) continue;
+                for (uint32_t a = 0; a < call->nargs; a++) {
+                    uint32_t ao = f->args.items[call->args + a];
+                    if (ff->val[ao].carried == CARRIED_CALLS && f->ops.items[ao].var == o->var) {
+                        array_push(&cf->carried_attrs, strrchr(f->vars.items[o->var].name, '.') + 1);
+                        break;
+                    }
+                }
+            }
+        }
     }
     ff->in_progress = 0;
     ff->analysed = 1;
@@ -1371,5 +1411,6 @@ void df_facts_free(Facts *f)
         array_free(&f->classes[i].attr_names);
         array_free(&f->classes[i].attr_vals);
         array_free(&f->classes[i].reset_methods);
+        array_free(&f->classes[i].carried_attrs);
     }
 }

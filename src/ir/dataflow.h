@@ -59,6 +59,7 @@ typedef struct ClassFacts {
     Array(const char *) attr_names;
     Array(AVal) attr_vals; /* kinds of self.<attr> after __init__ */
     Array(const char *) reset_methods; /* methods that re-create recurrent state */
+    Array(const char *) carried_attrs; /* self.<attr> that forward() feeds back call to call */
 } ClassFacts;
 
 typedef struct Facts {
@@ -76,6 +77,7 @@ bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op);
 bool df_is_backward_call(const IrFunc *f, uint32_t op);
 const char *df_method_name(const IrFunc *f, uint32_t call); /* "append" for x.append(...), else NULL */
 uint32_t df_receiver(const IrFunc *f, uint32_t call);       /* op of the receiver, or IR_NONE */
+uint32_t df_root_var(const IrFunc *f, uint32_t op);         /* variable behind x, x.a, x[k][j]; IR_NONE */
 uint32_t df_kwarg(const IrFunc *f, uint32_t call, const char *kw); /* op of a keyword argument */
 bool df_const_true(const IrFunc *f, uint32_t op);
 bool df_mode_off(uint8_t mode);

@@ -847,7 +847,10 @@ static void py__exit(Lower *L, TSNode n, uint32_t vbase)
         o->name = ts_node_is_null(an) ? "?" : py__text(L, an);
         if (o->a != IR_NONE) {
             const IrOp *base = &f->ops.items[o->a];
-            if (base->qual) o->qual = arena_printf(L->arena, "%s.%s", base->qual, o->name);
+            /* only name chains resolve (torch.cuda.empty_cache); an attribute of a call's result
+             * (nn.Linear(4, 4).cuda) is a method of an object, not a dotted name */
+            if (base->qual && (base->kind == IR_LOAD || base->kind == IR_ATTR))
+                o->qual = arena_printf(L->arena, "%s.%s", base->qual, o->name);
             /* `x.attr` of a variable (one or two levels: self.rnn.hidden) is a pseudo-variable,
              * so stores and loads of it flow like a local's */
             if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE &&
