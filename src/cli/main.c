@@ -270,7 +270,7 @@ static int cmd_check(int argc, char **argv)
     OutOptions oo;
     memset(&oo, 0, sizeof oo);
     oo.color = color;
-    oo.show_fix_hints = true;
+    oo.show_fix_hints = false; /* no --fix yet: do not advertise it */
     oo.statistics = statistics;
     if (out_write(stdout, fmt, of, nof, &oo) != 0) {
         fprintf(stderr, "gradleak: error: writing the output failed: %s\n", strerror(errno));

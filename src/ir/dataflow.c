@@ -657,8 +657,10 @@ static AVal df_attr(Interp *I, uint32_t op)
     AVal r = df_attr__plain(I, op);
     const IrOp *o = OP(I, op);
     /* self.model.train() elsewhere in the function: self.model behaves like a module */
-    if (o->var != IR_NONE && I->module_vars[o->var] && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT))
+    if (o->var != IR_NONE && I->module_vars[o->var] && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
         r.flags |= VF_MAYBE_MODULE;
+        if (r.kind == VK_UNKNOWN) r.kind = VK_MODULE, r.grad = G_NONE, r.pmask = 0;
+    }
     return r;
 }
 
