@@ -51,7 +51,7 @@ void rule_GL104(RuleCtx *c)
                 if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) || GL_MAX(v->grad, v->elem) != G_LIVE)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
-                if (l->kind != LOOP_FEEDBACK || l->has_backward) continue;
+                if (l->kind != LOOP_FEEDBACK || l->has_backward || !ir_loop_contains(f, v->carried, i)) continue;
                 const char *name = rule_text(c, f, a);
                 Diag *d = rule_report(c, o->span, SEV_ERROR,
                                       "the loop at line %u feeds the model's output back into it ('%s') without "

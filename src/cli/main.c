@@ -43,6 +43,7 @@ static const char *const usage_text =
     "  -j, --jobs N           Lint N files at a time (default: number of cores)\n"
     "  --max-file-size BYTES  Skip larger files with a note (default 8 MiB)\n"
     "  --no-color             Never color the output (also: NO_COLOR=1)\n"
+    "  --no-cache             Accepted and ignored (this version has no cache)\n"
     "\n"
     "Exit status: 0 no findings, 1 findings, 2 usage or internal error.\n"
     "Suppress a finding with `# noqa: GL101` on its line, or a file with `# gradleak: noqa`.\n";
@@ -194,12 +195,12 @@ static int cmd_check(int argc, char **argv)
         if (TAKE("--select")) {
             RuleSet s;
             memset(&s, 0, sizeof s);
-            if (!parse_codes(val, &s, true, "--select")) return EXIT_ERROR;
+            if (!parse_codes(val, &s, true, "--select")) { gl_free(paths); return EXIT_ERROR; }
             o.rules = s;
         } else if (TAKE("--ignore")) {
-            if (!parse_codes(val, &o.rules, false, "--ignore")) return EXIT_ERROR;
+            if (!parse_codes(val, &o.rules, false, "--ignore")) { gl_free(paths); return EXIT_ERROR; }
         } else if (TAKE("--extend-select")) {
-            if (!parse_codes(val, &o.rules, true, "--extend-select")) return EXIT_ERROR;
+            if (!parse_codes(val, &o.rules, true, "--extend-select")) { gl_free(paths); return EXIT_ERROR; }
         } else if (TAKE("--output-format")) {
             if (out_format_parse(val, &fmt) != 0)
                 die_usage("--output-format: unknown format '%s' (full, concise, json, sarif, github)", val);
@@ -222,7 +223,7 @@ static int cmd_check(int argc, char **argv)
         } else if (!strcmp(a, "--no-color")) {
             color = false;
         } else if (!strcmp(a, "--no-cache")) {
-            /* accepted for forward compatibility: this version has no cache */
+            /* accepted for pre-commit configs written for later versions: there is no cache yet */
         } else if (!strcmp(a, "--")) {
             for (i++; i < argc; i++) paths[npaths++] = argv[i];
         } else if (a[0] == '-' && a[1]) {

@@ -175,6 +175,8 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     }
     if (m.error_spans.len) {
         Span e = m.error_spans.items[0];
+        for (uint32_t k = 1; k < m.error_spans.len; k++)
+            if (m.error_spans.items[k].start < e.start) e = m.error_spans.items[k];
         out->syntax_error = true;
         out->notes = arena_printf(&out->arena, "syntax error at %u:%u: linted around it", e.row + 1, e.col + 1);
     }

@@ -11,30 +11,41 @@ static const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
-/* Reads "GL101, GL302 GL4xx" into codes; stops at anything that is not a code. */
-static uint32_t parse_codes(const char *p, const char *end, RuleId *codes, uint32_t cap, const char **rest)
+/* Reads a code list ("GL101, GL302 F401") into codes, keeping gradleak's codes; *n_any gets the
+ * number of code-like tokens of any linter (a `# noqa: F401` is another tool's business). */
+static uint32_t parse_codes(const char *p, const char *end, RuleId *codes, uint32_t cap, uint32_t *n_any)
 {
-    uint32_t n = 0;
+    uint32_t n = 0, any = 0;
     for (;;) {
         p = skip_ws(p, end);
         const char *s = p;
-        while (p < end && (isalnum((unsigned char)*p) || *p == '-')) p++;
+        while (p < end && (isalnum((unsigned char)*p) || *p == '-' || *p == '_')) p++;
         if (p == s) break;
         char buf[64];
         size_t len = (size_t)(p - s) < sizeof buf - 1 ? (size_t)(p - s) : sizeof buf - 1;
         memcpy(buf, s, len);
         buf[len] = 0;
+        any++;
         const RuleInfo *ri = rule_by_code(buf);
-        if (!ri) { p = s; break; }
-        if (n < cap) codes[n++] = ri->id;
+        if (ri && n < cap) codes[n++] = ri->id;
         p = skip_ws(p, end);
         if (p < end && *p == ',') p++;
     }
-    if (rest) *rest = p;
+    if (n_any) *n_any = any;
     return n;
 }
 
+static bool suppress__parse_one(const char *text, size_t len, Noqa *out);
+
+/* `# type: ignore  # noqa: GL301` is one comment token: try each `#` in it. */
 bool suppress_parse(const char *text, size_t len, Noqa *out)
+{
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '#' && suppress__parse_one(text + i, len - i, out)) return true;
+    return false;
+}
+
+static bool suppress__parse_one(const char *text, size_t len, Noqa *out)
 {
     const char *p = text, *end = text + len;
     memset(out, 0, sizeof *out);
@@ -49,8 +60,10 @@ bool suppress_parse(const char *text, size_t len, Noqa *out)
     if ((size_t)(end - p) < 4 || strncasecmp(p, "noqa", 4) != 0) return false;
     p += 4;
     if (p < end && *p == ':') {
-        out->n_codes = parse_codes(p + 1, end, out->codes, RULE_COUNT, NULL);
-        if (!out->n_codes) return true; /* `# noqa:` with nothing known after it: blanket */
+        uint32_t any = 0;
+        out->n_codes = parse_codes(p + 1, end, out->codes, RULE_COUNT, &any);
+        /* codes of other linters only: not ours to suppress with, nor to call unused */
+        if (!out->n_codes && any) out->foreign = true;
     } else if (p < end && isalnum((unsigned char)*p)) {
         return false; /* `# noqaxyz` */
     }
@@ -78,7 +91,7 @@ void suppress_apply(const IrModule *m, const LintOptions *o, Arena *arena, DiagL
         bool suppressed = false;
         for (uint32_t k = 0; k < nn && !suppressed; k++) {
             Noqa *q = &nq[k];
-            if (!q->file_level && q->row != d->span.row) continue;
+            if (q->foreign || (!q->file_level && q->row != d->span.row)) continue;
             if (!q->n_codes) { suppressed = true, q->used[RULE_COUNT] = true; continue; }
             for (uint32_t j = 0; j < q->n_codes; j++)
                 if (q->codes[j] == (RuleId)d->rule) suppressed = true, q->used[j] = true;
@@ -89,12 +102,11 @@ void suppress_apply(const IrModule *m, const LintOptions *o, Arena *arena, DiagL
     if (!o->rules.on[RULE_GL901]) return;
     for (uint32_t k = 0; k < nn; k++) {
         Noqa *q = &nq[k];
-        if (q->file_level) continue;
+        /* a bare `# noqa` may be for flake8 or ruff: only gradleak codes can be called unused */
+        if (q->file_level || q->foreign || !q->n_codes) continue;
         StrBuf unused;
         sb_init(&unused);
-        if (!q->n_codes) {
-            if (!q->used[RULE_COUNT]) sb_puts(&unused, "noqa");
-        } else {
+        {
             for (uint32_t j = 0; j < q->n_codes; j++) {
                 /* only codes whose rule ran can be called unused */
                 if (q->used[j] || !o->rules.on[q->codes[j]]) continue;

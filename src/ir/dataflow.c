@@ -439,9 +439,18 @@ static AVal df_call(Interp *I, uint32_t op)
         if (fe == EFF_PIECES) r.elem = r.grad, r.flags |= VF_PIECES;
         if (fe == EFF_LOSS && !df__no_reduction(f, op)) r.flags |= VF_ZERO_DIM;
         if (fe == EFF_REDUCE && o->nargs <= 1 && df_kwarg(f, op, "dim") == IR_NONE) r.flags |= VF_ZERO_DIM;
-        /* a module passed to a functional wrapper (data_parallel(model, x)) is called by it */
-        for (uint32_t i = 0; i < nargs; i++)
-            if (args[i].kind == VK_MODULE && !off) r.grad = G_LIVE, r.src = op, r.flags |= VF_MODEL_OUT;
+        /* a module passed to a torch function: data_parallel(model, x) and checkpoint(fn, x) call
+         * it; jit.script(model), compile(model) return a module */
+        bool has_module = false, has_data = false;
+        for (uint32_t i = 0; i < nargs; i++) {
+            if (f->kw.items[o->args + i]) continue;
+            if (args[i].kind == VK_MODULE) has_module = true;
+            else has_data = true;
+        }
+        if (has_module && !has_data) return aval(VK_MODULE, G_NONE, op);
+        if (has_module && o->qual &&
+            (strstr(o->qual, "data_parallel") || !strcmp(o->qual, "torch.utils.checkpoint.checkpoint")) && !off)
+            r.grad = G_LIVE, r.src = op, r.flags |= VF_MODEL_OUT;
         return r;
     }
 
@@ -474,6 +483,7 @@ static AVal df_call(Interp *I, uint32_t op)
             r.def = op;
             if (!strcmp(n, "zip"))
                 for (uint32_t i = 1; i < nargs; i++) r = aval_join(&r, &args[i]);
+            if (!strcmp(n, "enumerate")) r.flags |= VF_ENUM;
             if (!strcmp(n, "sum") || !strcmp(n, "max") || !strcmp(n, "min") || !strcmp(n, "next")) {
                 if (r.kind == VK_CONTAINER) r.grad = GL_MAX(r.grad, r.elem), r.kind = VK_UNKNOWN;
                 if (!strcmp(n, "sum") || !strcmp(n, "max") || !strcmp(n, "min")) {
@@ -498,6 +508,13 @@ static AVal df_call(Interp *I, uint32_t op)
         }
         if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && !strcmp(method, "zero_grad"))) {
             r.kind = VK_UNKNOWN;
+            return r;
+        }
+        if ((recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) &&
+            (!strcmp(method, "modules") || !strcmp(method, "named_modules") || !strcmp(method, "children") ||
+             !strcmp(method, "named_children"))) {
+            r.kind = VK_CONTAINER;
+            r.flags = VF_MODLIST;
             return r;
         }
         if ((recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) &&
@@ -590,6 +607,12 @@ static AVal df_call(Interp *I, uint32_t op)
             }
             r.grad = G_NONE;
             if (recv.kind == VK_OBJECT) r.grad = max_arg > G_MAY ? max_arg : G_NONE;
+            return r;
+        }
+        /* eval(), train(), parameters()... exist only on modules: the receiver is one */
+        if (df__module_method(method)) {
+            r.kind = (!strcmp(method, "eval") || !strcmp(method, "train")) ? VK_MODULE : VK_UNKNOWN;
+            if (rv != IR_NONE && I->env[rv].kind == VK_UNKNOWN) I->env[rv].kind = VK_MODULE;
             return r;
         }
         /* a tensor (or something that may be one) */
@@ -902,6 +925,17 @@ static void df_step(Interp *I, uint32_t op)
             r.elem = grad_of_arg(&s);
             break;
         }
+        if (s.flags & VF_PAIR) {
+            /* (index, item) from enumerate: the item is what the loop would have given */
+            r.flags &= (uint16_t)~VF_PAIR;
+            if (o->aux == 0) r = aval(VK_SCALAR, G_NONE, op);
+            break;
+        }
+        if (s.flags & VF_MODLIST) {
+            /* (name, module) from named_modules() */
+            r.kind = o->aux == 0 ? VK_SCALAR : VK_MODULE;
+            break;
+        }
         r.grad = grad_of_arg(&s);
         r.elem = s.elem;
         r.kind = (s.flags & (VF_BATCH | VF_MODEL_OUT | VF_PIECES)) ? VK_TENSOR : VK_UNKNOWN;
@@ -918,7 +952,12 @@ static void df_step(Interp *I, uint32_t op)
     case IR_NEXT: {
         AVal it = val_of(I, o->a);
         r = aval(VK_UNKNOWN, G_NONE, op);
-        if (it.kind == VK_RANGE || it.kind == VK_SCALAR) {
+        uint16_t pair = it.flags & VF_ENUM ? VF_PAIR : 0;
+        it.flags &= (uint16_t)~VF_ENUM;
+        if (it.flags & VF_MODLIST) {
+            r.kind = VK_MODULE;
+            r.flags = VF_MODLIST | pair;
+        } else if (it.kind == VK_RANGE || it.kind == VK_SCALAR) {
             r.kind = VK_SCALAR;
         } else if (it.kind == VK_CONTAINER) {
             r.grad = it.elem;
@@ -933,6 +972,7 @@ static void df_step(Interp *I, uint32_t op)
             r.flags = VF_BATCH; /* iterating a loader or an unknown iterable: a batch */
             r.grad = it.grad >= G_POST ? it.grad : G_NONE;
         }
+        r.flags |= pair;
         break;
     }
     case IR_DEFINE:
@@ -1304,7 +1344,11 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                 for (uint32_t k = 0; k < o->nargs; k++)
                     if (ff->val[f->args.items[o->args + k]].kind == VK_OPTIM) l->has_opt_step = 1;
             }
-            if (df_is_module_call(fx, f, op)) {
+            /* a callee that changes every iteration (for layer in self.layers: x = layer(x)) is a
+             * stack of layers or heads, not one model called again */
+            const AVal *callee = &ff->val[o->a];
+            bool invariant = callee->def == IR_NONE || !ir_loop_contains(f, li, callee->def) || callee->carried == li;
+            if (df_is_module_call(fx, f, op) && invariant) {
                 l->has_model_call = 1;
                 for (uint32_t k = 0; k < o->nargs; k++) {
                     const AVal *a = &ff->val[f->args.items[o->args + k]];
@@ -1364,6 +1408,10 @@ static void df__mark_module_classes(const IrModule *m)
                 last = last ? last + 1 : q;
                 if (!strncmp(q, "torch.nn.", 9) || !strcmp(last, "Module") || !strncmp(q, "nn.", 3) ||
                     strstr(q, "LightningModule") || strstr(q, "PreTrainedModel"))
+                    c->is_module = 1, changed = true;
+                /* an imported base we cannot see, and the class defines forward(): a Module
+                 * (FairseqEncoder, timm's and HF's base classes) */
+                if (!c->is_module && c->forward != IR_NONE && strcmp(q, "object") != 0)
                     c->is_module = 1, changed = true;
                 for (uint32_t j = 0; j < m->classes.len && !c->is_module; j++)
                     if (m->classes.items[j]->is_module && !strcmp(m->classes.items[j]->name, q))

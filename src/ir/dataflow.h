@@ -29,6 +29,9 @@ typedef enum GradState {
 #define VF_UNSET 0x100      /* variable not bound on this path */
 #define VF_RESET 0x200      /* attribute re-created by a reset method (init_hidden) */
 #define VF_NOREDUCE 0x400   /* a loss module built with reduction="none" */
+#define VF_ENUM 0x800       /* enumerate(x): items are (index, item of x) pairs */
+#define VF_PAIR 0x1000      /* an (index, item) pair from enumerate */
+#define VF_MODLIST 0x2000   /* modules(), named_modules(), children(): items are modules */
 
 #define CARRIED_CALLS (IR_NONE - 1) /* carried across calls of a method (self.hidden in forward) */
 

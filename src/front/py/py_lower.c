@@ -250,7 +250,12 @@ static const char *py__static_qual(Lower *L, TSNode n)
     return result;
 }
 
-static void py__error(Lower *L, TSNode n) { array_push(&L->m->error_spans, py__span(n)); }
+/* Errors are recorded once, by the full walk in py__collect_comments. */
+static void py__error(Lower *L, TSNode n)
+{
+    GL_UNUSED(L);
+    GL_UNUSED(n);
+}
 
 /* ---- statements ------------------------------------------------------------------------------ */
 
@@ -878,11 +883,17 @@ static void py__exit(Lower *L, TSNode n, uint32_t vbase)
         op_at(L, op)->a = nv ? v[0] : IR_NONE;
         op_at(L, op)->b = nv > 1 ? v[nv - 1] : IR_NONE;
         break;
-    case PN_COMPARISON_OPERATOR:
+    case PN_COMPARISON_OPERATOR: {
         op = emit(L, IR_COMPARE, n);
         op_at(L, op)->a = nv ? v[0] : IR_NONE;
         op_at(L, op)->b = nv > 1 ? v[1] : IR_NONE;
+        /* the first operator ("==", "<", "in", "is not"): anonymous children between operands */
+        for (uint32_t i = 0; i < ts_node_child_count(n) && i < 8; i++) {
+            TSNode c = ts_node_child(n, i);
+            if (!ts_node_is_named(c)) { op_at(L, op)->name = py__text(L, c); break; }
+        }
         break;
+    }
     case PN_NOT_OPERATOR:
     case PN_UNARY_OPERATOR: {
         op = emit(L, IR_UNOP, n);
@@ -1095,8 +1106,8 @@ static void py__func_end(Lower *L, const Work *w)
     /* names read but never bound here are globals or closure variables */
     Array(uint8_t) bound;
     array_init(&bound);
-    array_reserve(&bound, f->vars.len);
-    memset(bound.items, 0, f->vars.len);
+    array_reserve(&bound, f->vars.len + 1);
+    memset(bound.items, 0, f->vars.len + 1);
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if ((o->kind == IR_STORE || o->kind == IR_PARAM) && o->var != IR_NONE) bound.items[o->var] = 1;
@@ -1106,6 +1117,7 @@ static void py__func_end(Lower *L, const Work *w)
     array_free(&bound);
     if (f->index == 0) return;
     L->funcs.len--;
+    if (f->cls != IR_NONE) return; /* methods are reached through their class */
     uint32_t op = emit(L, IR_DEFINE, w->node);
     op_at(L, op)->aux = f->index;
     TSNode name = ts_node_child_by_field_id(w->node, fid_name);
@@ -1138,10 +1150,11 @@ static void py__class_begin(Lower *L, const Work *w)
 
 static void py__class_end(Lower *L, const Work *w)
 {
+    uint32_t closing = L->classes.len ? *array_back(&L->classes) : 0;
     L->classes.len--;
     L_fn(L)->cls = L->classes.len ? *array_back(&L->classes) : IR_NONE;
     uint32_t op = emit(L, IR_DEFINE, w->node);
-    op_at(L, op)->aux = IR_NONE - 1 - (L->m->classes.len - 1); /* classes are encoded from the top */
+    op_at(L, op)->aux = IR_NONE - 1 - closing; /* classes are encoded from the top */
     op_at(L, op)->name = "class";
     TSNode name = ts_node_child_by_field_id(w->node, fid_name);
     if (!ts_node_is_null(name)) {
@@ -1360,7 +1373,13 @@ static void py__collect_comments(IrModule *m, TSNode root, TSTreeCursor *cur)
         m->n_nodes++;
         if (py__kind(n) == PN_COMMENT) array_push(&m->comments, py__span(n));
         else if (py__kind(n) == PN_ERROR || ts_node_is_missing(n)) {
-            /* recorded by the lowering when it meets them at statement level; others here */
+            array_push(&m->error_spans, py__span(n));
+            /* nothing inside an ERROR node adds information */
+            if (py__kind(n) == PN_ERROR) {
+                while (!ts_tree_cursor_goto_next_sibling(cur))
+                    if (!ts_tree_cursor_goto_parent(cur)) return;
+                continue;
+            }
         }
         if (ts_tree_cursor_goto_first_child(cur)) continue;
         while (!ts_tree_cursor_goto_next_sibling(cur))
@@ -1416,7 +1435,6 @@ int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats)
     top->span = py__span(root);
     FuncCtx fc = {top, IR_NONE, 0, IR_NONE};
     array_push(&L.funcs, fc);
-    if (ts_node_has_error(root) && py__kind(root) == PN_ERROR) py__error(&L, root);
 
     Schedule s;
     array_init(&s);
