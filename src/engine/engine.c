@@ -106,10 +106,58 @@ const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op)
 
 uint32_t rule_line(Span s) { return s.row + 1; }
 
+/* Is op on a path that runs rarely: an except handler, a branch taken on an error flag set in a
+ * handler (`if oom:`), or under an equality test that picks one iteration (`if updates == 0:`)?
+ * Periodic tests (`if step % 100 == 0`) are not rare. */
+static bool rule__rare_path(const IrFunc *f, uint32_t op)
+{
+    typedef struct { uint8_t kind; uint32_t cond; bool in_else; } Open;
+    Open stack[256];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < op && i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        switch (o->kind) {
+        case IR_IF: case IR_TRY:
+            if (n < ARRAY_LEN(stack)) stack[n++] = (Open){o->kind, o->a, false};
+            break;
+        case IR_ELSE: case IR_EXCEPT:
+            if (n) stack[n - 1].in_else = true;
+            break;
+        case IR_END_IF: case IR_END_TRY:
+            if (n) n--;
+            break;
+        default: break;
+        }
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        if (stack[k].kind == IR_TRY && stack[k].in_else) return true;
+        if (stack[k].kind != IR_IF || stack[k].in_else || stack[k].cond == IR_NONE) continue;
+        const IrOp *c = &f->ops.items[stack[k].cond];
+        if (c->kind == IR_COMPARE && c->name && (!strcmp(c->name, "==") || !strcmp(c->name, "is"))) {
+            const IrOp *lhs = c->a != IR_NONE ? &f->ops.items[c->a] : NULL;
+            if (!(lhs && lhs->kind == IR_BINOP && lhs->aux == BIN_MOD)) return true;
+        }
+        if (c->kind == IR_LOAD && c->var != IR_NONE) {
+            /* a flag assigned in an except handler */
+            uint32_t depth_try = 0;
+            bool in_handler = false;
+            for (uint32_t i = 0; i < f->ops.len; i++) {
+                const IrOp *o = &f->ops.items[i];
+                if (o->kind == IR_TRY) depth_try++;
+                else if (o->kind == IR_EXCEPT) in_handler = true;
+                else if (o->kind == IR_END_TRY) { if (depth_try) depth_try--; in_handler = false; }
+                else if (o->kind == IR_STORE && o->var == c->var && in_handler) return true;
+            }
+        }
+    }
+    return false;
+}
+
 bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop)
 {
     *loop = IR_NONE;
     if (!c->fx->funcs[f->index].reached[op]) return false;
+    if (rule__rare_path(f, op)) return false;
     uint32_t l = ir_op_loop(f, op);
     for (uint32_t k = l; k != IR_NONE; k = f->loops.items[k].parent)
         if (f->loops.items[k].kind == LOOP_STEP) {

@@ -56,6 +56,11 @@ static ApiEffect api_function(const char *qual)
                 if (n > 4 && !strcmp(last + n - 4, "Loss")) return EFF_LOSSMOD;
             }
         }
+        /* a CamelCase name under torch is a class (an observer, a Generator): an object */
+        if (e->effect == EFF_DIFF && !strcmp(e->name, "torch.")) {
+            const char *last = strrchr(qual, '.');
+            if (last && last[1] >= 'A' && last[1] <= 'Z') return EFF_MODULE;
+        }
         return e->effect;
     }
     return EFF_NONE;
