@@ -296,8 +296,17 @@ static AVal df__class_attr(Interp *I, uint32_t ci, const char *name)
     if (c->init != IR_NONE && !I->fx->funcs[c->init].analysed && I->depth < DF_MAX_CALL_DEPTH)
         df_analyse_func(I->fx, c->init, I->depth + 1, NULL, 0);
     ClassFacts *cf = &I->fx->classes[ci];
-    for (uint32_t i = 0; i < cf->attr_names.len; i++)
-        if (!strcmp(cf->attr_names.items[i], name)) return cf->attr_vals.items[i];
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < cf->attr_names.len; i++)
+            if (!strcmp(cf->attr_names.items[i], name)) return cf->attr_vals.items[i];
+        if (round || I->depth >= DF_MAX_CALL_DEPTH) break;
+        /* set outside __init__ (a setup() method): analyse the other methods once, then look again */
+        for (uint32_t k = 0; k < c->methods.len; k++) {
+            uint32_t mi = c->methods.items[k];
+            if (mi != c->forward && !I->fx->funcs[mi].analysed && !I->fx->funcs[mi].in_progress)
+                df_analyse_func(I->fx, mi, I->depth + 1, NULL, 0);
+        }
+    }
     return aval(VK_UNKNOWN, df__class_is_module(I->m, ci) ? G_MAY : G_NONE, IR_NONE);
 }
 
@@ -786,7 +795,7 @@ static void df_store(Interp *I, uint32_t var, AVal v)
     if (var == IR_NONE) return;
     if (I->backward_vars[var]) {
         /* `.backward()` is called on this variable: whatever it holds carries a graph */
-        if (v.grad == G_MAY) v.grad = G_LIVE;
+        if (v.grad < G_LIVE && v.kind != VK_SCALAR) v.grad = G_LIVE;
         v.flags |= VF_ZERO_DIM;
         if (v.kind == VK_UNKNOWN) v.kind = VK_TENSOR;
     }
@@ -1255,11 +1264,17 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
                 }
             if (!base_is_self) continue;
             const char *attr = strrchr(var->name, '.') + 1;
-            if (is_init) {
+            bool known = false;
+            for (uint32_t k = 0; k < cf->attr_names.len && !known; k++) known = !strcmp(cf->attr_names.items[k], attr);
+            if (!known && (is_init || strcmp(f->name, "forward") != 0)) {
+                /* __init__ first; other methods (setup()) add what __init__ did not set */
                 array_push(&cf->attr_names, attr);
                 AVal a = I.env[v];
                 a.carried = IR_NONE;
+                a.grad = GL_MIN(a.grad, G_MAY);
                 array_push(&cf->attr_vals, a);
+            }
+            if (is_init) {
             } else if (I.env[v].grad == G_NONE && strcmp(f->name, "forward") != 0) {
                 resets = true;
             }
