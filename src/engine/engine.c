@@ -133,6 +133,9 @@ static bool rule__rare_path(const IrFunc *f, uint32_t op)
         if (stack[k].kind == IR_TRY && stack[k].in_else) return true;
         if (stack[k].kind != IR_IF || stack[k].in_else || stack[k].cond == IR_NONE) continue;
         const IrOp *c = &f->ops.items[stack[k].cond];
+        /* `a and b == 0`: look at both operands of a boolean operator */
+        if (c->kind == IR_SELECT && c->b != IR_NONE && f->ops.items[c->b].kind == IR_COMPARE) c = &f->ops.items[c->b];
+        else if (c->kind == IR_SELECT && c->a != IR_NONE && f->ops.items[c->a].kind == IR_COMPARE) c = &f->ops.items[c->a];
         if (c->kind == IR_COMPARE && c->name && (!strcmp(c->name, "==") || !strcmp(c->name, "is"))) {
             const IrOp *lhs = c->a != IR_NONE ? &f->ops.items[c->a] : NULL;
             if (!(lhs && lhs->kind == IR_BINOP && lhs->aux == BIN_MOD)) return true;

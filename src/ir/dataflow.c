@@ -458,7 +458,7 @@ static AVal df_call(Interp *I, uint32_t op)
         bool has_module = false, has_data = false;
         for (uint32_t i = 0; i < nargs; i++) {
             if (f->kw.items[o->args + i]) continue;
-            if (args[i].kind == VK_MODULE) has_module = true;
+            if (args[i].kind == VK_MODULE || (args[i].flags & VF_MAYBE_MODULE)) has_module = true;
             else has_data = true;
         }
         if (has_module && !has_data) return aval(VK_MODULE, G_NONE, op);
