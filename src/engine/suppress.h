@@ -16,7 +16,8 @@ typedef struct Noqa {
     Span span;
 } Noqa;
 
-/* Parses the text of one comment (starting at '#'). Returns true when it is a noqa comment. */
+/* Parses the text of one comment token; a noqa may follow other text after a second `#`
+ * (`# type: ignore  # noqa: GL301`). Returns true when it is a noqa comment. */
 bool suppress_parse(const char *text, size_t len, Noqa *out);
 /* Drops suppressed findings from diags and adds GL901 for noqa comments that suppress nothing
  * (when GL901 is enabled). */

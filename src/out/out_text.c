@@ -61,6 +61,8 @@ OutPos out_pos(const char *src, size_t len, uint32_t row, uint32_t off, uint32_t
     if (!src || off > len) return p;
     uint32_t ls = off;
     while (ls > 0 && src[ls - 1] != '\n' && src[ls - 1] != '\r') ls--;
+    /* a UTF-8 byte-order mark is not a column */
+    if (ls == 0 && off >= 3 && len >= 3 && !memcmp(src, "\xEF\xBB\xBF", 3)) ls = 3;
     p.col = (uint32_t)utf8_count(src + ls, off - ls) + 1;
     return p;
 }

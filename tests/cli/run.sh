@@ -266,11 +266,11 @@ cli-3.5|nq_extra.py|12:GL901 13:GL302
 cli-3.6|nq_upper.py|12:GL301 13:GL302 
 cli-3.7|nq_file.py|
 cli-3.8|nq_file_one.py|13:GL401 14:GL302 
-cli-3.9|nq_unused.py|2:GL901 
+cli-3.9|nq_unused.py|
 cli-3.10|nq_unused_code.py|2:GL901 
 cli-3.14|nq_typeignore.py|12:GL401 13:GL302 
 cli-3.15|nq_unknown_mid.py|13:GL302 
-cli-3.16|nq_unknown_only.py|13:GL302 
+cli-3.16|nq_unknown_only.py|12:GL301 12:GL401 13:GL302 
 EOF
 )
 case_noqa_row() {
