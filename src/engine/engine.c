@@ -238,7 +238,26 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     for (int i = 0; i < RULE_COUNT; i++) {
         if (!o->rules.on[i] || i == RULE_GL901) continue;
         c.rule = (RuleId)i;
+        uint32_t before = out->diags.len;
         rule_fns[i](&c);
+        if (!o->trace) continue;
+        for (uint32_t k = before; k < out->diags.len; k++) {
+            Diag *d = &out->diags.items[k];
+            if (d->trace) continue;
+            /* the loop kinds around the finding: what made the loop a step/feedback loop */
+            for (uint32_t fi = 0; fi < m.funcs.len; fi++) {
+                const IrFunc *f = m.funcs.items[fi];
+                for (uint32_t li = 0; li < f->loops.len; li++) {
+                    const IrLoop *l = &f->loops.items[li];
+                    if (l->span.row + 1 != d->loop_line) continue;
+                    rule_trace(&c, d, "loop at line %u in %s: kind %s (backward: %s, optimizer step: %s, model call: %s, "
+                               "feeds outputs back: %s, in a Module method: %s)",
+                               d->loop_line, f->qualname, df_loop_kind_name(l->kind), l->has_backward ? "yes" : "no",
+                               l->has_opt_step ? "yes" : "no", l->has_model_call ? "yes" : "no",
+                               l->has_feedback ? "yes" : "no", l->in_module_method ? "yes" : "no");
+                }
+            }
+        }
     }
     /* syntax errors: findings inside broken regions are dropped (tree-sitter's recovery can invent
      * structure there), the rest of the file stands */

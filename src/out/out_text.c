@@ -343,6 +343,13 @@ int out_text_write(FILE *fp, bool concise, const OutFile *files, uint32_t n, con
                 fprintf(fp, "  = %snote%s: line %u: %s\n", st->help, st->reset, r->span.row + 1,
                         r->message ? r->message : "");
             }
+            /* --trace: the dataflow facts behind the finding, one per line */
+            for (const char *t = d->trace; t && *t;) {
+                const char *nl = strchr(t, '\n');
+                size_t len = nl ? (size_t)(nl - t) : strlen(t);
+                fprintf(fp, "  = %strace%s: %.*s\n", st->help, st->reset, (int)len, t);
+                t += len + (nl ? 1 : 0);
+            }
             fputc('\n', fp);
         }
     }
