@@ -42,16 +42,23 @@ char *arena_strndup(Arena *a, const char *s, size_t n)
 
 char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
 
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    char *d = arena_alloc(a, (size_t)(n < 0 ? 0 : n) + 1);
+    if (n > 0) vsnprintf(d, (size_t)n + 1, fmt, ap);
+    return d;
+}
+
 char *arena_printf(Arena *a, const char *fmt, ...)
 {
-    va_list ap, ap2;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *d = arena_vprintf(a, fmt, ap);
     va_end(ap);
-    char *d = arena_alloc(a, (size_t)(n < 0 ? 0 : n) + 1);
-    if (n > 0) vsnprintf(d, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
     return d;
 }
 

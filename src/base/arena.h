@@ -2,6 +2,7 @@
 #ifndef GL_ARENA_H
 #define GL_ARENA_H
 
+#include <stdarg.h>
 #include "base/base.h"
 
 typedef struct ArenaChunk ArenaChunk;
@@ -16,6 +17,7 @@ void *arena_alloc(Arena *a, size_t n);  /* zeroed, 16-byte aligned */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 void arena_free(Arena *a);  /* frees every chunk; the arena can be reused after arena_init */
 
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))

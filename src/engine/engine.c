@@ -31,12 +31,8 @@ Diag *rule_report(RuleCtx *c, Span span, Severity sev, const char *fmt, ...)
     d.span = span;
     va_list ap;
     va_start(ap, fmt);
-    StrBuf sb;
-    sb_init(&sb);
-    sb_vprintf(&sb, fmt, ap);
+    d.message = arena_vprintf(c->arena, fmt, ap);
     va_end(ap);
-    d.message = arena_strndup(c->arena, sb.data ? sb.data : "", sb.len);
-    sb_free(&sb);
     array_push(c->out, d);
     return array_back(c->out);
 }
@@ -47,13 +43,9 @@ void rule_related(RuleCtx *c, Diag *d, Span span, const char *fmt, ...)
     if (d->n_related) memcpy(r, d->related, sizeof(Related) * d->n_related);
     va_list ap;
     va_start(ap, fmt);
-    StrBuf sb;
-    sb_init(&sb);
-    sb_vprintf(&sb, fmt, ap);
-    va_end(ap);
     r[d->n_related].span = span;
-    r[d->n_related].message = arena_strndup(c->arena, sb.data ? sb.data : "", sb.len);
-    sb_free(&sb);
+    r[d->n_related].message = arena_vprintf(c->arena, fmt, ap);
+    va_end(ap);
     d->related = r;
     d->n_related++;
 }
@@ -62,12 +54,8 @@ void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    StrBuf sb;
-    sb_init(&sb);
-    sb_vprintf(&sb, fmt, ap);
+    d->hint = arena_vprintf(c->arena, fmt, ap);
     va_end(ap);
-    d->hint = arena_strndup(c->arena, sb.data ? sb.data : "", sb.len);
-    sb_free(&sb);
 }
 
 void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...)
@@ -75,13 +63,9 @@ void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...)
     if (!c->opts->trace) return;
     va_list ap;
     va_start(ap, fmt);
-    StrBuf sb;
-    sb_init(&sb);
-    if (d->trace) sb_printf(&sb, "%s\n", d->trace);
-    sb_vprintf(&sb, fmt, ap);
+    const char *line = arena_vprintf(c->arena, fmt, ap);
     va_end(ap);
-    d->trace = arena_strndup(c->arena, sb.data ? sb.data : "", sb.len);
-    sb_free(&sb);
+    d->trace = d->trace ? arena_printf(c->arena, "%s\n%s", d->trace, line) : line;
 }
 
 void rule_fix(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, uint32_t start, uint32_t end, const char *text)
