@@ -136,8 +136,6 @@ void rule_GL101(RuleCtx *c)
             if (ao->span.row == ao->span.end_row && strlen(addtext) < 60) {
                 /* safe when the accumulator starts as a number and is never used as a tensor */
                 bool safe = !(acc->flags & VF_OUTER) && !used_as_tensor(f, st->var);
-                const AVal *entry = ff->backedge[loop] ? NULL : NULL;
-                GL_UNUSED(entry);
                 const char *wrap = (ao->kind == IR_LOAD || ao->kind == IR_ATTR || ao->kind == IR_CALL || ao->kind == IR_ITEM)
                                        ? fixed : arena_printf(c->arena, "(%s).%s()", addtext, zero ? "item" : "detach");
                 rule_fix(c, d, safe ? FIX_SAFE : FIX_UNSAFE,

@@ -902,10 +902,6 @@ static void df_step(Interp *I, uint32_t op)
         if (a0 && b0 && ((a.flags | b.flags) & VF_ZERO_DIM)) r.flags |= VF_ZERO_DIM;
         r.carried = a.carried != IR_NONE ? a.carried : b.carried;
         r.pmask = a.pmask | b.pmask;
-        if (o->flags & IR_F_AUG) {
-            uint32_t v = df__var_of(I, o->a);
-            GL_UNUSED(v);
-        }
         break;
     }
     case IR_UNOP: {

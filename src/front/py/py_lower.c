@@ -784,8 +784,6 @@ static void py__expr(Lower *L, TSNode n, Schedule *s)
             }
         }
         L->kids.len = first;
-        uint32_t body_base_marker = s->len;
-        GL_UNUSED(body_base_marker);
         if (py__kind(body) == PN_PAIR) {
             sched_node(s, W_EXPR, ts_node_child_by_field_id(body, fid_key));
             sched_node(s, W_EXPR, ts_node_child_by_field_id(body, fid_value));
