@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <cmocka.h>
+#include "count_alloc.h"
 #include "base/arena.h"
 #include "base/array.h"
 #include "base/strbuf.h"
@@ -14,44 +15,7 @@
 
 /* ---- a counting allocator ---- */
 
-static long live_blocks, total_allocs;
-
-static void *count_malloc(size_t n)
-{
-    live_blocks++, total_allocs++;
-    return malloc(n);
-}
-
-static void *count_realloc(void *p, size_t n)
-{
-    if (!p) live_blocks++;
-    total_allocs++;
-    return realloc(p, n);
-}
-
-static void count_free(void *p)
-{
-    if (p) live_blocks--;
-    free(p);
-}
-
-static int setup_alloc(void **state)
-{
-    (void)state;
-    static const GlAllocator counting = {count_malloc, count_realloc, count_free};
-    gl_set_allocator(&counting);
-    live_blocks = 0, total_allocs = 0;
-    return 0;
-}
-
-static int teardown_alloc(void **state)
-{
-    (void)state;
-    gl_set_allocator(NULL);
-    return 0;
-}
-
-#define ASSERT_NO_LEAKS() assert_int_equal(live_blocks, 0)
+#define ASSERT_NO_LEAKS() assert_int_equal(count_live_blocks, 0)
 
 /* Table tests report every mismatch, then fail once. */
 static int mismatches;
@@ -78,7 +42,7 @@ static void arena_many_allocations(void **state)
     for (int i = 0; i < 5000; i++)
         for (size_t k = 0; k < sizes[i]; k++) assert_int_equal(ptrs[i][k], (unsigned char)(i & 0xFF));
     assert_true(a.used_total >= 5000);
-    assert_true(live_blocks > 1); /* more than one chunk */
+    assert_true(count_live_blocks > 1); /* more than one chunk */
     arena_free(&a);
     assert_null(a.head);
     assert_int_equal(a.used_total, 0);
@@ -205,13 +169,13 @@ static void array_reserve_growth(void **state)
     assert_int_equal(a.cap, 16);
     array_reserve(&a, 100);
     assert_int_equal(a.cap, 128);
-    long allocs = total_allocs;
+    long allocs = count_total_allocs;
     for (int i = 0; i < 128; i++) {
         Big b;
         memset(&b, i, sizeof b);
         array_push(&a, b);
     }
-    assert_int_equal(total_allocs, allocs); /* reserved: no reallocation */
+    assert_int_equal(count_total_allocs, allocs); /* reserved: no reallocation */
     assert_int_equal(a.items[127].b[39], 127);
     array_push(&a, a.items[0]);
     assert_int_equal(a.cap, 256);
@@ -631,18 +595,18 @@ static void suppress_parse_noqa_after_other_comment(void **state)
 int main(void)
 {
     const struct CMUnitTest alloc_tests[] = {
-        cmocka_unit_test_setup_teardown(arena_many_allocations, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(arena_alignment_and_zero, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(arena_reuse_after_free, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(arena_strings, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(array_push_pop, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(array_reserve_growth, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(strbuf_basics, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(strbuf_take, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(lineindex_endings, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(lineindex_line_of_boundaries, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(strmap_put_get_replace, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(strmap_grow_10000, setup_alloc, teardown_alloc),
+        cmocka_unit_test_setup_teardown(arena_many_allocations, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(arena_alignment_and_zero, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(arena_reuse_after_free, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(arena_strings, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(array_push_pop, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(array_reserve_growth, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(strbuf_basics, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(strbuf_take, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(lineindex_endings, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(lineindex_line_of_boundaries, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(strmap_put_get_replace, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(strmap_grow_10000, count_alloc_setup, count_alloc_teardown),
     };
     const struct CMUnitTest text_tests[] = {
         cmocka_unit_test(utf8_seq_len_cases),

@@ -5,46 +5,11 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <cmocka.h>
+#include "count_alloc.h"
 #include <math.h>
 #include "config/toml.h"
 
 /* ---- a counting allocator: every test checks that parsing, failed or not, frees everything ---- */
-
-static long live_blocks;
-
-static void *count_malloc(size_t n)
-{
-    live_blocks++;
-    return malloc(n);
-}
-
-static void *count_realloc(void *p, size_t n)
-{
-    if (!p) live_blocks++;
-    return realloc(p, n);
-}
-
-static void count_free(void *p)
-{
-    if (p) live_blocks--;
-    free(p);
-}
-
-static int setup_alloc(void **state)
-{
-    (void)state;
-    static const GlAllocator counting = {count_malloc, count_realloc, count_free};
-    gl_set_allocator(&counting);
-    live_blocks = 0;
-    return 0;
-}
-
-static int teardown_alloc(void **state)
-{
-    (void)state;
-    gl_set_allocator(NULL);
-    return live_blocks == 0 ? 0 : -1;
-}
 
 static TomlValue *parse_ok(const char *src)
 {
@@ -327,14 +292,14 @@ static void test_empty_and_null(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_scalars, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(test_strings, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(test_tables_in_order, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(test_positions, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(test_errors, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(test_depth_limit, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(test_wide_table, setup_alloc, teardown_alloc),
-        cmocka_unit_test_setup_teardown(test_empty_and_null, setup_alloc, teardown_alloc),
+        cmocka_unit_test_setup_teardown(test_scalars, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(test_strings, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(test_tables_in_order, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(test_positions, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(test_errors, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(test_depth_limit, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(test_wide_table, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(test_empty_and_null, count_alloc_setup, count_alloc_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
