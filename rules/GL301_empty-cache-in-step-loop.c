@@ -39,28 +39,12 @@
 
 void rule_GL301(RuleCtx *c)
 {
-    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
-        const IrFunc *f = c->m->funcs.items[fi];
-        for (uint32_t i = 0; i < f->ops.len; i++) {
-            const IrOp *o = &f->ops.items[i];
-            if (o->kind != IR_CALL || !o->qual || strcmp(o->qual, "torch.cuda.empty_cache") != 0) continue;
-            uint32_t loop;
-            if (!rule_runs_per_step(c, f, i, &loop)) continue;
-            Diag *d;
-            if (loop != IR_NONE) {
-                const IrLoop *l = &f->loops.items[loop];
-                d = rule_report(c, o->span, SEV_WARNING,
-                                "`torch.cuda.empty_cache()` runs every iteration of the %s loop at line %u: it "
-                                "synchronizes and slows each step and cannot lower peak memory",
-                                df_loop_kind_name(l->kind), rule_line(l->span));
-                rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
-            } else {
-                d = rule_report(c, o->span, SEV_WARNING,
-                                "`torch.cuda.empty_cache()` runs every step: `%s` is called from a training "
-                                "loop; it synchronizes and slows each step and cannot lower peak memory",
-                                f->qualname);
-            }
-            rule_hint(c, d, "Remove it, or call it once per epoch or after training");
-        }
-    }
+    static const PerStepText text = {
+        "torch.cuda.empty_cache()",
+        "it synchronizes and slows each step and cannot lower peak memory",
+        false,
+        "; it synchronizes and slows each step and cannot lower peak memory",
+        "Remove it, or call it once per epoch or after training",
+    };
+    rule_report_per_step_calls(c, "torch.cuda.empty_cache", &text);
 }

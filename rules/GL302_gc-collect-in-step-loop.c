@@ -36,27 +36,12 @@
 
 void rule_GL302(RuleCtx *c)
 {
-    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
-        const IrFunc *f = c->m->funcs.items[fi];
-        for (uint32_t i = 0; i < f->ops.len; i++) {
-            const IrOp *o = &f->ops.items[i];
-            if (o->kind != IR_CALL || !o->qual || strcmp(o->qual, "gc.collect") != 0) continue;
-            uint32_t loop;
-            if (!rule_runs_per_step(c, f, i, &loop)) continue;
-            Diag *d;
-            if (loop != IR_NONE) {
-                const IrLoop *l = &f->loops.items[loop];
-                d = rule_report(c, o->span, SEV_WARNING,
-                                "`gc.collect()` runs every iteration of the %s loop at line %u%s: a full "
-                                "collection each time, and it cannot free a graph that is still referenced",
-                                df_loop_kind_name(l->kind), rule_line(l->span),
-                                l->in_module_method ? " (inside a Module method, so every step)" : "");
-                rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
-            } else {
-                d = rule_report(c, o->span, SEV_WARNING,
-                                "`gc.collect()` runs every step: `%s` is called from a training loop", f->qualname);
-            }
-            rule_hint(c, d, "Remove it; if memory grows, find what keeps the graph alive");
-        }
-    }
+    static const PerStepText text = {
+        "gc.collect()",
+        "a full collection each time, and it cannot free a graph that is still referenced",
+        true,
+        "",
+        "Remove it; if memory grows, find what keeps the graph alive",
+    };
+    rule_report_per_step_calls(c, "gc.collect", &text);
 }

@@ -90,6 +90,32 @@ const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op)
 
 uint32_t rule_line(Span s) { return s.row + 1; }
 
+void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText *t)
+{
+    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
+        const IrFunc *f = c->m->funcs.items[fi];
+        for (uint32_t i = 0; i < f->ops.len; i++) {
+            const IrOp *o = &f->ops.items[i];
+            if (o->kind != IR_CALL || !o->qual || strcmp(o->qual, qual) != 0) continue;
+            uint32_t loop;
+            if (!rule_runs_per_step(c, f, i, &loop)) continue;
+            Diag *d;
+            if (loop != IR_NONE) {
+                const IrLoop *l = &f->loops.items[loop];
+                d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every iteration of the %s loop at line %u%s: %s",
+                                t->call, df_loop_kind_name(l->kind), rule_line(l->span),
+                                t->module_note && l->in_module_method ? " (inside a Module method, so every step)" : "",
+                                t->why_loop);
+                rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
+            } else {
+                d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every step: `%s` is called from a training loop%s",
+                                t->call, f->qualname, t->why_func);
+            }
+            rule_hint(c, d, "%s", t->hint);
+        }
+    }
+}
+
 /* Is op on a path that runs rarely: an except handler, a branch taken on an error flag set in a
  * handler (`if oom:`), or under an equality test that picks one iteration (`if updates == 0:`)?
  * Periodic tests (`if step % 100 == 0`) are not rare. */

@@ -30,6 +30,16 @@ const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op);
  * (forward runs every step), or in a function called from a step loop. *loop gets the loop that
  * makes it so (IR_NONE for the called-function case). */
 bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop);
+/* How a rule words a call that runs every step (GL301, GL302). */
+typedef struct PerStepText {
+    const char *call;     /* "gc.collect()" */
+    const char *why_loop; /* after "runs every iteration of the <kind> loop at line N: " */
+    bool module_note;     /* say so when the loop is in a Module method */
+    const char *why_func; /* appended to "... is called from a training loop" ("" for none) */
+    const char *hint;
+} PerStepText;
+/* Reports every call of the function named qual that runs once per training step. */
+void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText *t);
 /* Loop header line, 1-based. */
 uint32_t rule_line(Span s);
 
