@@ -1406,17 +1406,47 @@ long py_parse_only(const char *src, size_t len)
     return n;
 }
 
+/* libtree-sitter 0.20.7 keeps a node's child count in 16 bits. Error recovery can build an ERROR node
+ * with 65,536 children or more (65,533 unclosed brackets, 70,000 `else:` lines): its count wraps, the
+ * node silently drops its first children, and ts_tree_delete frees a pointer into the middle of the
+ * children array (heap corruption; found by tests/badinput). The dropped children take their bytes
+ * with them, so such a tree ends before the last non-blank byte of the file. */
+static bool py__tree_truncated(const char *src, size_t len, TSNode root)
+{
+    size_t end = len;
+    while (end && (src[end - 1] == ' ' || src[end - 1] == '\t' || src[end - 1] == '\n' || src[end - 1] == '\r' ||
+                   src[end - 1] == '\f' || src[end - 1] == '\v' || src[end - 1] == 0))
+        end--;
+    return ts_node_end_byte(root) < end;
+}
+
+/* Trees that cannot be freed safely are kept here, reachable, for the life of the process: the cost
+ * is bounded by the size of the (pathological) files that produce them. */
+static pthread_mutex_t py_quarantine_mu = PTHREAD_MUTEX_INITIALIZER;
+static Array(TSTree *) py_quarantine;
+
+static void py__quarantine(TSTree *t)
+{
+    pthread_mutex_lock(&py_quarantine_mu);
+    array_push(&py_quarantine, t);
+    pthread_mutex_unlock(&py_quarantine_mu);
+}
+
 int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats)
 {
     pthread_once(&py_once_flag, py__init_tables);
-    if (m->len > UINT32_MAX / 2) return -1;
+    if (m->len > UINT32_MAX / 2) return PY_ERR_PARSER;
     uint64_t t0 = now_ns();
     TSParser *p = ts_parser_new();
     ts_parser_set_language(p, tree_sitter_python());
     if (timeout_us) ts_parser_set_timeout_micros(p, timeout_us);
     TSTree *tree = ts_parser_parse_string(p, NULL, m->src, (uint32_t)m->len);
     ts_parser_delete(p);
-    if (!tree) return -2; /* timed out */
+    if (!tree) return PY_ERR_TIMEOUT;
+    if (ts_node_has_error(ts_tree_root_node(tree)) && py__tree_truncated(m->src, m->len, ts_tree_root_node(tree))) {
+        py__quarantine(tree);
+        return PY_ERR_TREE_LIMIT;
+    }
     uint64_t t1 = now_ns();
 
     Lower L;
