@@ -838,7 +838,7 @@ static void py__exit(Lower *L, TSNode n, uint32_t vbase)
 {
     PyNodeKind k = py__kind(n);
     uint32_t nv = L->vals.len - vbase;
-    uint32_t *v = L->vals.items + vbase;
+    uint32_t *v = nv ? L->vals.items + vbase : NULL; /* no pointer arithmetic on an empty (NULL) array */
     uint32_t op;
     IrFunc *f = L_f(L);
     switch (k) {
@@ -1440,7 +1440,24 @@ int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats)
     TSParser *p = ts_parser_new();
     ts_parser_set_language(p, tree_sitter_python());
     if (timeout_us) ts_parser_set_timeout_micros(p, timeout_us);
-    TSTree *tree = ts_parser_parse_string(p, NULL, m->src, (uint32_t)m->len);
+    /* CPython (and LSP) end lines at \n, \r\n and a lone \r; tree-sitter-python only at \n, so a
+     * CR-only file would be one long broken line. Parse a copy with each lone \r turned into \n: same
+     * length, same offsets, and rows that count every line end. m->src stays the user's bytes. */
+    const char *text = m->src;
+    const char *cr = memchr(m->src, '\r', m->len);
+    for (; cr; cr = memchr(cr + 1, '\r', m->len - (size_t)(cr + 1 - m->src))) {
+        size_t at = (size_t)(cr - m->src);
+        if (at + 1 < m->len && m->src[at + 1] == '\n') continue;
+        if (text == m->src) {
+            char *copy = arena_alloc(m->arena, m->len + 1);
+            memcpy(copy, m->src, m->len);
+            copy[m->len] = 0;
+            text = copy;
+        }
+        ((char *)text)[at] = '\n';
+        if (at + 1 >= m->len) break;
+    }
+    TSTree *tree = ts_parser_parse_string(p, NULL, text, (uint32_t)m->len);
     ts_parser_delete(p);
     if (!tree) return PY_ERR_TIMEOUT;
     if (ts_node_has_error(ts_tree_root_node(tree)) && py__tree_truncated(m->src, m->len, ts_tree_root_node(tree))) {
@@ -1453,7 +1470,7 @@ int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats)
     memset(&L, 0, sizeof L);
     L.m = m;
     L.arena = m->arena;
-    L.src = m->src;
+    L.src = text;
     strmap_init(&L.imports);
     TSNode root = ts_tree_root_node(tree);
     L.cursor = ts_tree_cursor_new(root);
