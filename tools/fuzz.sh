@@ -118,7 +118,7 @@ for t in "${targets[@]}"; do
     [ "$t" = lint ] && extra=(fixtures/rules fixtures/examples)
     log=$out/fuzz-$t.log
     set +e
-    nice "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    nice "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
         -artifact_prefix="$crashes/" $dict "$work" "$seeds" "${extra[@]}" >"$log" 2>&1
     rc=$?
     set -e

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the committed seed corpus of the fuzz targets: tests/fuzz/corpus/lint/ (Python bytes) and
-tests/fuzz/corpus/toml/ (TOML bytes). Each seed is small (at most 64 KiB, libFuzzer's -max_len here)
+tests/fuzz/corpus/toml/ (TOML bytes). Each seed is small (at most 16 KiB, libFuzzer's -max_len here)
 and named after the failure mode of reliability.md section 2 it exercises (depth-, parse-, utf8-,
 bom-, eol-, nul-, size-, syntax-, ...) or the language feature it covers (py-, rule-, noqa-).
 Re-run after editing; the output is deterministic:   python3 tests/fuzz/make_corpus.py
@@ -49,29 +49,29 @@ def lint_seeds():
     s["depth-subscripts-2000"] = b"x = a" + b"[0]" * 2000 + b"\n"
     s["depth-attrs-5000"] = b"x = a" + b".b" * 5000 + b"\n"
     s["depth-binop-5000"] = b"x = " + b"+".join([b"a"] * 5000) + b"\n"
-    s["depth-binop-loss-2000"] = b"for x in loader:\n    loss = " + b" + ".join([b"model(x)"] * 2000) + b"\n    loss.backward()\n"
+    s["depth-binop-loss-1000"] = b"for x in loader:\n    loss = " + b" + ".join([b"model(x)"] * 1000) + b"\n    loss.backward()\n"
     s["depth-unary-5000"] = b"x = " + b"-" * 5000 + b"1\n"
-    s["depth-not-5000"] = b"x = " + b"not " * 5000 + b"y\n"
+    s["depth-not-3000"] = b"x = " + b"not " * 3000 + b"y\n"
     s["depth-unary-unclosed-3000"] = b"x = " + b"-" * 3000 + b"\n"
-    s["depth-lambda-2000"] = b"x = " + b"lambda: " * 2000 + b"1\n"
-    s["depth-ternary-2000"] = b"x = " + b"a if b else " * 2000 + b"c\n"
+    s["depth-lambda-1500"] = b"x = " + b"lambda: " * 1500 + b"1\n"
+    s["depth-ternary-1000"] = b"x = " + b"a if b else " * 1000 + b"c\n"
     s["depth-await-2000"] = b"async def f():\n    x = " + b"await " * 2000 + b"y\n"
-    s["depth-compare-3000"] = b"x = " + b"a < " * 3000 + b"b\n"
-    s["depth-boolop-3000"] = b"x = " + b"a and " * 3000 + b"b\n"
+    s["depth-compare-2000"] = b"x = " + b"a < " * 2000 + b"b\n"
+    s["depth-boolop-2000"] = b"x = " + b"a and " * 2000 + b"b\n"
     s["depth-star-2000"] = b"x = " + b"*" * 2000 + b"a\n"
-    s["depth-strings-concat-3000"] = b"x = (" + b'"a" ' * 3000 + b")\n"
+    s["depth-strings-concat-2000"] = b"x = (" + b'"a" ' * 2000 + b")\n"
     s["depth-comprehension-200"] = b"x = " + b"[" * 200 + b"i for i in y" + b"]" * 200 + b"\n"
     s["depth-fstring-50"] = b"x = " + b'f"{' * 50 + b"1" + b'}"' * 50 + b"\n"
     for kind, head in (("if", b"if x:"), ("for", b"for x in loader:"), ("while", b"while True:"),
                        ("def", b"def f(x):"), ("class", b"class C(nn.Module):"), ("with", b"with torch.no_grad():"),
                        ("try", b"try:")):
-        for n in (100, 300):
+        for n in (50, 150):
             body = b""
             for i in range(n):
                 body += b" " * i + head + b"\n"
             body += b" " * n + b"loss.backward()\n"
             s[f"depth-indent-{kind}-{n}"] = body
-    s["depth-indent-tabs-300"] = b"".join(b"\t" * i + b"if x:\n" for i in range(300)) + b"\t" * 300 + b"pass\n"
+    s["depth-indent-tabs-150"] = b"".join(b"\t" * i + b"if x:\n" for i in range(150)) + b"\t" * 150 + b"pass\n"
     s["depth-dedent-storm"] = b"".join(b" " * (i % 40) + b"if x:\n" for i in range(400)) + b"pass\n"
     s["depth-else-chain-2000"] = b"if x:\n" + b"else:\n" * 2000
     s["depth-decorators-2000"] = b"@d\n" * 2000 + b"def f(): pass\n"
@@ -149,13 +149,13 @@ def lint_seeds():
     s["size-space"] = b" "
     s["size-one-char"] = b"x"
     s["size-only-comments"] = b"# one\n# two  # noqa\n   # three\n"
-    s["size-long-line-60k"] = b"x = '" + b"a" * 60000 + b"'\n"
-    s["size-long-identifier"] = b"a" * 30000 + b" = 1\n" + LOOP
-    s["size-many-lines"] = b"x = 1\n" * 8000
-    s["size-many-loops"] = LOOP * 40
-    s["size-many-funcs"] = b"".join(b"def f%d(m, l):\n    for x in l:\n        t += m(x)\n" % i for i in range(800))
-    s["size-blank-lines"] = b"\n" * 30000 + LOOP
-    s["size-whitespace-only"] = b" \t\n" * 3000
+    s["size-long-line-12k"] = b"x = '" + b"a" * 12000 + b"'\n"
+    s["size-long-identifier"] = b"a" * 8000 + b" = 1\n" + LOOP
+    s["size-many-lines"] = b"x = 1\n" * 2000
+    s["size-many-loops"] = LOOP * 20
+    s["size-many-funcs"] = b"".join(b"def f%d(m, l):\n    for x in l:\n        t += m(x)\n" % i for i in range(150))
+    s["size-blank-lines"] = b"\n" * 8000 + LOOP
+    s["size-whitespace-only"] = b" \t\n" * 2000
     # --- syntax errors around findings (lint around them)
     for i, bad in enumerate([b"if x\n    pass", b"def f(:\n    pass", b"x = = 1", b"class :\n    pass", b"x = )",
                              b"y = [1,, 2]", b"for in x:\n    pass", b"with as f:\n    pass", b"return return",
@@ -213,7 +213,7 @@ def lint_seeds():
     s["noqa-file"] = b"# gradleak: noqa\n" + LOOP
     s["noqa-file-codes"] = b"# gradleak: noqa: GL101,GL301\n" + LOOP
     s["noqa-junk"] = LOOP.replace(b"total += loss\n", b"total += loss  # noqa:" + b"GL1" * 2000 + b"\n")
-    s["noqa-many-comments"] = b"".join(b"x = %d  # noqa: GL%d\n" % (i, 100 + i % 900) for i in range(2000))
+    s["noqa-many-comments"] = b"".join(b"x = %d  # noqa: GL%d\n" % (i, 100 + i % 900) for i in range(500))
     s["noqa-in-string"] = LOOP.replace(b"total += loss\n", b"total += loss; s = '# noqa: GL101'\n")
     s["noqa-case"] = LOOP.replace(b"total += loss\n", b"total += loss  # NOQA:gl101\n")
     s["noqa-unicode"] = LOOP.replace(b"total += loss\n", "total += loss  # noqa：GL101 ＧＬ１０１\n".encode())
@@ -313,9 +313,9 @@ o = -9223372036854775808
     s["header-aot-unterminated"] = b"[[a]\n"
     s["control-chars"] = b'a = "\x01\x7f"\n# \x08\n'
     s["whitespace-odd"] = b"  \t a  \t=\t 1 \t # c\n\x0cb = 2\n"
-    s["long-string-30k"] = b'a = "' + b"x" * 30000 + b'"\n'
-    s["many-keys"] = b"".join(b"k%d = %d\n" % (i, i) for i in range(3000))
-    s["many-tables"] = b"".join(b"[t%d]\nx = 1\n" % i for i in range(1000))
+    s["long-string-8k"] = b'a = "' + b"x" * 8000 + b'"\n'
+    s["many-keys"] = b"".join(b"k%d = %d\n" % (i, i) for i in range(500))
+    s["many-tables"] = b"".join(b"[t%d]\nx = 1\n" % i for i in range(200))
     s["junk"] = bytes(range(256))
     s["per-file-ignores-odd"] = b'[tool.gradleak.per-file-ignores]\n"**/*.py" = []\n"[" = ["GL1"]\n"\\\\" = ["x"]\n'
     s["select-types"] = b"[tool.gradleak]\nselect = 1\nignore = [1, true]\nexclude = \"x\"\n"
@@ -328,7 +328,7 @@ def write(folder, seeds):
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     for name, data in sorted(seeds.items()):
-        assert len(data) <= 65536, (name, len(data))
+        assert len(data) <= 16384, (name, len(data))
         with open(os.path.join(path, name), "wb") as f:
             f.write(data)
     return len(seeds)
