@@ -9,6 +9,7 @@
 #include "base/strbuf.h"
 #include "cli/walk.h"
 #include "engine/engine.h"
+#include "engine/project.h"
 #include "engine/suppress.h"
 #include "front/py/py.h"
 #include "ir/dataflow.h"
@@ -115,6 +116,7 @@ typedef struct FileJob {
     LintResult res;
     int read_errno;
     bool done;
+    const LintOptions *opts; /* this file's own options (cross-file summaries), or NULL */
 } FileJob;
 
 typedef struct Pool {
@@ -127,7 +129,8 @@ typedef struct Pool {
 
 static void lint_job(FileJob *j, const LintOptions *o)
 {
-    j->src = read_file(j->path, &j->len);
+    if (j->opts) o = j->opts;
+    if (!j->src) j->src = read_file(j->path, &j->len);
     if (!j->src) {
         j->read_errno = errno ? errno : EIO;
         return;
@@ -162,6 +165,40 @@ static void lint_all(FileJob *jobs, uint32_t n, int nthreads, const LintOptions 
         if (pthread_create(&th[i], NULL, pool_worker, &p) == 0) started++;
     if (!started) pool_worker(&p);
     for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+}
+
+/* Files linted together share their functions' summaries: lint again, in rounds, the files whose
+ * calls reach a function of another file (engine/project.h). */
+static void lint_project(FileJob *jobs, uint32_t n, int nthreads, const LintOptions *o)
+{
+    if (n < 2) return;
+    Project *p = project_new(o, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (jobs[i].done) project_set(p, i, jobs[i].path, &jobs[i].res);
+    uint32_t *which = gl_calloc(n, sizeof *which);
+    FileJob *again = gl_calloc(n, sizeof *again);
+    uint32_t k;
+    while ((k = project_next_round(p, which)) != 0) {
+        for (uint32_t j = 0; j < k; j++) {
+            const FileJob *old = &jobs[which[j]];
+            again[j] = (FileJob){.path = old->path, .src = old->src, .len = old->len,
+                                 .opts = project_options(p, which[j])};
+        }
+        lint_all(again, k, nthreads, o);
+        for (uint32_t j = 0; j < k; j++) {
+            FileJob *old = &jobs[which[j]];
+            if (!again[j].done) {
+                lint_result_free(&again[j].res);
+                continue; /* keep the first lint's result */
+            }
+            lint_result_free(&old->res);
+            old->res = again[j].res;
+            project_set(p, which[j], old->path, &old->res);
+        }
+    }
+    gl_free(again);
+    gl_free(which);
+    project_free(p);
 }
 
 static void walk_err(void *ctx, const char *path, const char *why)
@@ -247,6 +284,7 @@ static int cmd_check(int argc, char **argv)
     FileJob *jobsv = gl_calloc(files.len ? files.len : 1, sizeof(FileJob));
     for (uint32_t i = 0; i < files.len; i++) jobsv[i].path = files.items[i].path;
     lint_all(jobsv, files.len, jobs, &o);
+    lint_project(jobsv, files.len, jobs, &o);
 
     OutFile *of = gl_calloc(files.len ? files.len : 1, sizeof(OutFile));
     uint32_t nof = 0, nfind = 0;
@@ -337,6 +375,7 @@ static int debug_ir(int argc, char **argv)
         m.arena = &a, m.src = src, m.len = len, m.path = argv[i];
         if (py_lower(&m, 0, NULL) == 0) {
             Facts fx;
+            memset(&fx, 0, sizeof fx);
             df_analyse(&m, &fx);
             ir_dump(&m, emit_stdout, NULL);
             df_facts_free(&fx);
@@ -345,6 +384,43 @@ static int debug_ir(int argc, char **argv)
         arena_free(&a);
         gl_free(src);
     }
+    return rc;
+}
+
+/* `debug summaries FILE...`: what each file exports to the files that import it (function
+ * summaries), with the cross-file summaries of the files given together applied. */
+static int debug_summaries(int argc, char **argv)
+{
+    if (argc < 1) die_usage("%s", "debug summaries: which files?");
+    LintOptions o;
+    lint_options_default(&o);
+    FileJob *jobs = gl_calloc((size_t)argc, sizeof *jobs);
+    for (int i = 0; i < argc; i++) jobs[i].path = argv[i];
+    lint_all(jobs, (uint32_t)argc, 1, &o);
+    lint_project(jobs, (uint32_t)argc, 1, &o);
+    int rc = EXIT_CLEAN;
+    for (int i = 0; i < argc; i++) {
+        const LintResult *r = &jobs[i].res;
+        if (!jobs[i].done) {
+            fprintf(stderr, "gradleak: error: %s: cannot read\n", argv[i]);
+            rc = EXIT_ERROR;
+        }
+        for (uint32_t k = 0; jobs[i].done && k < r->n_exports; k++) {
+            const ExternSummary *s = &r->exports[k].summary;
+            printf("%s: %s -> %s, %s", argv[i], r->exports[k].name, df_kind_name(s->kind), df_grad_name(s->grad));
+            if (s->kind == VK_CONTAINER) printf(", items %s", df_grad_name(s->elem));
+            for (uint32_t b = 0; b < 16; b++)
+                if (s->pmask & (1u << b)) printf(", from parameter %u", b + 1);
+            for (uint32_t b = 0; b < 8; b++)
+                if (s->cmask & (1u << b)) printf(", calls parameter %u", b + 1);
+            if (s->flags & VF_MODEL_OUT) printf(", model output");
+            if (s->flags & VF_ZERO_DIM) printf(", 0-dim");
+            printf("\n");
+        }
+        gl_free(jobs[i].src);
+        lint_result_free(&jobs[i].res);
+    }
+    gl_free(jobs);
     return rc;
 }
 
@@ -367,17 +443,28 @@ static int debug_verify(int argc, char **argv)
     walk_sort_unique(&files);
     LintOptions o;
     lint_options_default(&o);
+    FileJob *jobs = gl_calloc(files.len ? files.len : 1, sizeof *jobs);
+    for (uint32_t fi = 0; fi < files.len; fi++) jobs[fi].path = files.items[fi].path;
+    lint_all(jobs, files.len, 1, &o);
+    /* the files of a folder named project_* are linted together (cross-file summaries); sorted
+     * paths keep them next to each other */
+    for (uint32_t fi = 0, end; fi < files.len; fi = end) {
+        const char *p = strstr(jobs[fi].path, "/project_");
+        const char *slash = p ? strchr(p + 1, '/') : NULL;
+        size_t prefix = slash ? (size_t)(slash - jobs[fi].path) + 1 : 0;
+        for (end = fi + 1; prefix && end < files.len && !strncmp(jobs[end].path, jobs[fi].path, prefix);) end++;
+        if (end - fi > 1) lint_project(jobs + fi, end - fi, 1, &o);
+    }
     for (uint32_t fi = 0; fi < files.len; fi++) {
-        const char *path = files.items[fi].path;
-        size_t len;
-        char *src = read_file(path, &len);
-        if (!src) {
-            printf("FAIL %s: cannot read: %s\n", path, strerror(errno));
+        const char *path = jobs[fi].path;
+        size_t len = jobs[fi].len;
+        const char *src = jobs[fi].src;
+        if (!jobs[fi].done) {
+            printf("FAIL %s: cannot read: %s\n", path, strerror(jobs[fi].read_errno > 0 ? jobs[fi].read_errno : EIO));
             failed++;
             continue;
         }
-        LintResult r;
-        engine_lint(path, src, len, LANG_PYTHON, &o, &r);
+        const LintResult r = jobs[fi].res;
         Arena a;
         arena_init(&a);
         IrModule m;
@@ -422,9 +509,12 @@ static int debug_verify(int argc, char **argv)
         sb_free(&why);
         ir_module_free(&m);
         arena_free(&a);
-        lint_result_free(&r);
-        gl_free(src);
     }
+    for (uint32_t fi = 0; fi < files.len; fi++) {
+        gl_free(jobs[fi].src);
+        lint_result_free(&jobs[fi].res);
+    }
+    gl_free(jobs);
     walk_list_free(&files);
     printf("%d passed, %d failed\n", passed, failed);
     return failed || errors ? EXIT_FINDINGS : EXIT_CLEAN;
@@ -459,8 +549,9 @@ static int debug_bench(int argc, char **argv)
     }
     LintOptions o;
     lint_options_default(&o);
-    double best_parse = 1e30, best_lint = 1e30;
-    size_t findings = 0;
+    double best_parse = 1e30, best_lint = 1e30, best_project = 1e30;
+    size_t findings = 0, project_findings = 0;
+    FileJob *jobs = gl_calloc(files.len ? files.len : 1, sizeof *jobs);
     for (int rep = 0; rep < 3; rep++) {
         double t0 = now_s();
         for (uint32_t i = 0; i < files.len; i++)
@@ -475,9 +566,23 @@ static int debug_bench(int argc, char **argv)
             lint_result_free(&r);
         }
         double t2 = now_s();
+        /* the same files linted together: cross-file summaries, and the files linted again */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < files.len; i++)
+            if (srcs[i]) jobs[n++] = (FileJob){.path = files.items[i].path, .src = srcs[i], .len = lens[i]};
+        lint_all(jobs, n, 1, &o);
+        lint_project(jobs, n, 1, &o);
+        double t3 = now_s();
+        project_findings = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            project_findings += jobs[i].res.diags.len;
+            lint_result_free(&jobs[i].res);
+        }
         if (t1 - t0 < best_parse) best_parse = t1 - t0;
         if (t2 - t1 < best_lint) best_lint = t2 - t1;
+        if (t3 - t2 < best_project) best_project = t3 - t2;
     }
+    gl_free(jobs);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("files            %u\n", files.len);
@@ -487,6 +592,9 @@ static int debug_bench(int argc, char **argv)
     printf("parse-only       %.3f s  (%.0f lines/s)\n", best_parse, (double)lines / best_parse);
     printf("full lint        %.3f s  (%.0f lines/s)\n", best_lint, (double)lines / best_lint);
     printf("lint/parse ratio %.2f\n", best_lint / best_parse);
+    printf("project lint     %.3f s  (%zu findings; files linted together, cross-file summaries)\n", best_project,
+           project_findings);
+    printf("project/parse    %.2f\n", best_project / best_parse);
     printf("peak RSS         %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
     for (uint32_t i = 0; i < files.len; i++) gl_free(srcs[i]);
     gl_free(srcs);
@@ -520,6 +628,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[2], "ir")) return debug_ir(argc - 3, argv + 3);
         if (!strcmp(argv[2], "verify")) return debug_verify(argc - 3, argv + 3);
         if (!strcmp(argv[2], "bench")) return debug_bench(argc - 3, argv + 3);
+        if (!strcmp(argv[2], "summaries")) return debug_summaries(argc - 3, argv + 3);
     }
     fprintf(stderr, "gradleak: error: unknown command '%s'\nRun 'gradleak --help' for usage.\n", cmd);
     return EXIT_ERROR;
