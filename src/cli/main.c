@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "base/strbuf.h"
 #include "cli/walk.h"
+#include "config/config.h"
 #include "engine/engine.h"
 #include "engine/project.h"
 #include "engine/suppress.h"
@@ -37,6 +38,12 @@ static const char *const usage_text =
     "  --select CODES         Only these rules (comma-separated codes or names; ALL for every rule)\n"
     "  --ignore CODES         Skip these rules\n"
     "  --extend-select CODES  Add rules to the selection\n"
+    "  --exclude GLOBS        Leave these paths out (comma-separated; replaces the file's exclude)\n"
+    "  --extend-exclude GLOBS Leave these paths out too\n"
+    "  --force-exclude        Apply exclude to paths named on the command line too (pre-commit)\n"
+    "  --torch-version X.Y    The torch the code runs on (rules for removed APIs follow it)\n"
+    "  --config FILE          Read settings from FILE only, for every path\n"
+    "  --isolated             Read no configuration file\n"
     "  --output-format FMT    full (default), concise, json, sarif, github\n"
     "  --statistics           Count findings per rule instead of listing them\n"
     "  --exit-zero            Exit 0 even when there are findings\n"
@@ -45,6 +52,10 @@ static const char *const usage_text =
     "  --max-file-size BYTES  Skip larger files with a note (default 8 MiB)\n"
     "  --no-color             Never color the output (also: NO_COLOR=1)\n"
     "  --no-cache             Accepted and ignored (this version has no cache)\n"
+    "\n"
+    "Settings come from the nearest gradleak.toml, or pyproject.toml with [tool.gradleak], above each\n"
+    "file (keys: select, ignore, extend-select, per-file-ignores, exclude, extend-exclude,\n"
+    "torch-version, jobs); flags override them.\n"
     "\n"
     "Exit status: 0 no findings, 1 findings, 2 usage or internal error.\n"
     "Suppress a finding with `# noqa: GL101` on its line, or a file with `# gradleak: noqa`.\n";
@@ -57,28 +68,17 @@ static void die_usage(const char *fmt, const char *arg)
     exit(EXIT_ERROR);
 }
 
-static bool parse_codes(const char *list, RuleSet *set, bool value, const char *flag)
+/* A rule-selection flag: its codes become one RuleOp, applied after the configuration file's. */
+static bool add_rule_op(ConfigOverrides *ov, RuleOpKind kind, const char *list, const char *flag)
 {
-    char *copy = gl_strdup(list);
-    for (char *tok = strtok(copy, ", "); tok; tok = strtok(NULL, ", ")) {
-        if (!strcasecmp(tok, "ALL") || !strcasecmp(tok, "GL")) {
-            for (int i = 0; i < RULE_COUNT; i++) set->on[i] = value;
-            continue;
-        }
-        bool any = false;
-        size_t n = strlen(tok);
-        for (int i = 0; i < RULE_COUNT; i++) {
-            const RuleInfo *ri = rule_info((RuleId)i);
-            /* prefixes select families, as ruff: GL1 = GL101..GL107 */
-            if (!strncasecmp(ri->code, tok, n) || !strcmp(ri->name, tok)) set->on[i] = value, any = true;
-        }
-        if (!any) {
-            fprintf(stderr, "gradleak: error: %s: unknown rule '%s' (see 'gradleak rules')\n", flag, tok);
-            gl_free(copy);
-            return false;
-        }
+    RuleOp op;
+    ConfigError err;
+    op.kind = kind;
+    if (config_parse_codes(list, &op.codes, &err) < 0) {
+        fprintf(stderr, "gradleak: error: %s: %s\n", flag, err.message);
+        return false;
     }
-    gl_free(copy);
+    array_push(&ov->rule_ops, op);
     return true;
 }
 
@@ -111,12 +111,12 @@ static char *read_file(const char *path, size_t *len)
 
 typedef struct FileJob {
     const char *path;
+    LintOptions opts; /* the rules of this file (configuration, flags, per-file-ignores) */
     char *src;
     size_t len;
     LintResult res;
     int read_errno;
     bool done;
-    const LintOptions *opts; /* this file's own options (cross-file summaries), or NULL */
 } FileJob;
 
 typedef struct Pool {
@@ -124,13 +124,12 @@ typedef struct Pool {
     uint32_t n;
     uint32_t next;
     pthread_mutex_t mu;
-    const LintOptions *opts;
 } Pool;
 
-static void lint_job(FileJob *j, const LintOptions *o)
+static void lint_job(FileJob *j)
 {
-    if (j->opts) o = j->opts;
-    if (!j->src) j->src = read_file(j->path, &j->len);
+    const LintOptions *o = &j->opts;
+    if (!j->src) j->src = read_file(j->path, &j->len); /* a second round reuses the first's bytes */
     if (!j->src) {
         j->read_errno = errno ? errno : EIO;
         return;
@@ -147,17 +146,17 @@ static void *pool_worker(void *arg)
         uint32_t i = p->next++;
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n) return NULL;
-        lint_job(&p->jobs[i], p->opts);
+        lint_job(&p->jobs[i]);
     }
 }
 
-static void lint_all(FileJob *jobs, uint32_t n, int nthreads, const LintOptions *o)
+static void lint_all(FileJob *jobs, uint32_t n, int nthreads)
 {
     if (nthreads <= 1 || n < 2) {
-        for (uint32_t i = 0; i < n; i++) lint_job(&jobs[i], o);
+        for (uint32_t i = 0; i < n; i++) lint_job(&jobs[i]);
         return;
     }
-    Pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, o};
+    Pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
     if (nthreads > 64) nthreads = 64;
     pthread_t th[64];
     int started = 0;
@@ -169,10 +168,10 @@ static void lint_all(FileJob *jobs, uint32_t n, int nthreads, const LintOptions 
 
 /* Files linted together share their functions' summaries: lint again, in rounds, the files whose
  * calls reach a function of another file (engine/project.h). */
-static void lint_project(FileJob *jobs, uint32_t n, int nthreads, const LintOptions *o)
+static void lint_project(FileJob *jobs, uint32_t n, int nthreads)
 {
     if (n < 2) return;
-    Project *p = project_new(o, n);
+    Project *p = project_new(n);
     for (uint32_t i = 0; i < n; i++)
         if (jobs[i].done) project_set(p, i, jobs[i].path, &jobs[i].res);
     uint32_t *which = gl_calloc(n, sizeof *which);
@@ -181,10 +180,10 @@ static void lint_project(FileJob *jobs, uint32_t n, int nthreads, const LintOpti
     while ((k = project_next_round(p, which)) != 0) {
         for (uint32_t j = 0; j < k; j++) {
             const FileJob *old = &jobs[which[j]];
-            again[j] = (FileJob){.path = old->path, .src = old->src, .len = old->len,
-                                 .opts = project_options(p, which[j])};
+            again[j] = (FileJob){.path = old->path, .opts = old->opts, .src = old->src, .len = old->len};
+            project_attach(p, which[j], &again[j].opts);
         }
-        lint_all(again, k, nthreads, o);
+        lint_all(again, k, nthreads);
         for (uint32_t j = 0; j < k; j++) {
             FileJob *old = &jobs[which[j]];
             if (!again[j].done) {
@@ -214,13 +213,40 @@ static int default_jobs(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* The walk's exclusion filter: a path is left out when the settings that govern it exclude it.
+ * Paths named on the command line are linted anyway, unless --force-exclude. A configuration
+ * error is remembered (the first one) and everything is skipped from then on. */
+typedef struct ExcludeCtx {
+    Config *cfg;
+    bool force;
+    bool failed;
+    ConfigError err;
+} ExcludeCtx;
+
+static bool exclude_filter(void *ctx, const char *path, bool is_dir, bool explicit_path)
+{
+    GL_UNUSED(is_dir);
+    ExcludeCtx *x = ctx;
+    if (x->failed) return true;
+    if (explicit_path && !x->force) return false;
+    const Settings *s;
+    if (config_settings_for(x->cfg, path, &s, &x->err) < 0) {
+        x->failed = true;
+        return true;
+    }
+    return explicit_path ? settings_excluded(s, path) : settings_excluded_entry(s, path);
+}
+
 static int cmd_check(int argc, char **argv)
 {
     LintOptions o;
     lint_options_default(&o);
     OutFormat fmt = OUT_FULL;
     bool exit_zero = false, statistics = false, color = isatty(1) && !getenv("NO_COLOR");
-    int jobs = default_jobs();
+    bool force_exclude = false;
+    int jobs = 0;
+    ConfigOverrides ov;
+    config_overrides_init(&ov);
     const char **paths = gl_calloc((size_t)argc + 1, sizeof(char *));
     int npaths = 0;
     for (int i = 0; i < argc; i++) {
@@ -230,14 +256,32 @@ static int cmd_check(int argc, char **argv)
     (!strcmp(a, flag) ? (i + 1 < argc ? (val = argv[++i], 1) : (die_usage("%s needs a value", flag), 0)) \
                       : (!strncmp(a, flag "=", strlen(flag) + 1) ? (val = a + strlen(flag) + 1, 1) : 0))
         if (TAKE("--select")) {
-            RuleSet s;
-            memset(&s, 0, sizeof s);
-            if (!parse_codes(val, &s, true, "--select")) { gl_free(paths); return EXIT_ERROR; }
-            o.rules = s;
+            if (!add_rule_op(&ov, RULE_OP_SELECT, val, "--select")) goto usage_error;
         } else if (TAKE("--ignore")) {
-            if (!parse_codes(val, &o.rules, false, "--ignore")) { gl_free(paths); return EXIT_ERROR; }
+            if (!add_rule_op(&ov, RULE_OP_IGNORE, val, "--ignore")) goto usage_error;
         } else if (TAKE("--extend-select")) {
-            if (!parse_codes(val, &o.rules, true, "--extend-select")) { gl_free(paths); return EXIT_ERROR; }
+            if (!add_rule_op(&ov, RULE_OP_EXTEND, val, "--extend-select")) goto usage_error;
+        } else if (TAKE("--exclude")) {
+            ov.has_exclude = true;
+            char *copy = gl_strdup(val), *save = NULL;
+            for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                array_push(&ov.exclude, gl_strdup(tok));
+            gl_free(copy);
+        } else if (TAKE("--extend-exclude")) {
+            char *copy = gl_strdup(val), *save = NULL;
+            for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                array_push(&ov.extend_exclude, gl_strdup(tok));
+            gl_free(copy);
+        } else if (TAKE("--torch-version")) {
+            if (config_parse_torch_version(val, &ov.torch) < 0)
+                die_usage("--torch-version: expected a version like 2.1, got '%s'", val);
+        } else if (TAKE("--config")) {
+            gl_free(ov.config_file);
+            ov.config_file = gl_strdup(val);
+        } else if (!strcmp(a, "--isolated")) {
+            ov.isolated = true;
+        } else if (!strcmp(a, "--force-exclude")) {
+            force_exclude = true;
         } else if (TAKE("--output-format")) {
             if (out_format_parse(val, &fmt) != 0)
                 die_usage("--output-format: unknown format '%s' (full, concise, json, sarif, github)", val);
@@ -271,20 +315,63 @@ static int cmd_check(int argc, char **argv)
 #undef TAKE
     }
     if (!npaths) paths[npaths++] = ".";
+    if (ov.config_file && ov.isolated) {
+        fprintf(stderr, "gradleak: error: --config and --isolated cannot be used together\n");
+        goto usage_error;
+    }
+    Config *cfg = config_new(&ov);
+    ExcludeCtx xc;
+    memset(&xc, 0, sizeof xc);
+    xc.cfg = cfg;
+    xc.force = force_exclude;
+    /* The cwd's settings decide the run-wide things (jobs); a broken file stops here. */
+    const Settings *top;
+    if (config_settings_for(cfg, ".", &top, &xc.err) < 0) {
+        fprintf(stderr, "gradleak: error: %s\n", xc.err.message);
+        config_free(cfg);
+        gl_free(paths);
+        return EXIT_ERROR;
+    }
+    if (!jobs) jobs = top->jobs ? top->jobs : default_jobs();
+
     int errors = 0;
     WalkIgnore ig;
     walk_ignore_load(&ig, ".");
+    ig.skip = exclude_filter;
+    ig.skip_ctx = &xc;
     WalkList files;
     array_init(&files);
     walk_paths(paths, npaths, &ig, &files, walk_err, &errors);
     walk_sort_unique(&files);
     walk_ignore_free(&ig);
     gl_free(paths);
+    if (xc.failed) {
+        fprintf(stderr, "gradleak: error: %s\n", xc.err.message);
+        walk_list_free(&files);
+        config_free(cfg);
+        return EXIT_ERROR;
+    }
 
     FileJob *jobsv = gl_calloc(files.len ? files.len : 1, sizeof(FileJob));
-    for (uint32_t i = 0; i < files.len; i++) jobsv[i].path = files.items[i].path;
-    lint_all(jobsv, files.len, jobs, &o);
-    lint_project(jobsv, files.len, jobs, &o);
+    for (uint32_t i = 0; i < files.len; i++) {
+        FileJob *j = &jobsv[i];
+        j->path = files.items[i].path;
+        j->opts = o;
+        const Settings *s;
+        ConfigError err;
+        if (config_settings_for(cfg, j->path, &s, &err) < 0) {
+            /* a configuration file below the cwd that the walk did not consult (explicit paths) */
+            fprintf(stderr, "gradleak: error: %s\n", err.message);
+            for (uint32_t k = 0; k < i; k++) lint_result_free(&jobsv[k].res);
+            gl_free(jobsv);
+            walk_list_free(&files);
+            config_free(cfg);
+            return EXIT_ERROR;
+        }
+        settings_rules_for(s, j->path, &j->opts.rules);
+    }
+    lint_all(jobsv, files.len, jobs);
+    lint_project(jobsv, files.len, jobs);
 
     OutFile *of = gl_calloc(files.len ? files.len : 1, sizeof(OutFile));
     uint32_t nof = 0, nfind = 0;
@@ -323,8 +410,14 @@ static int cmd_check(int argc, char **argv)
     gl_free(jobsv);
     gl_free(of);
     walk_list_free(&files);
+    config_free(cfg);
     if (errors) return EXIT_ERROR;
     return nfind && !exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
+
+usage_error:
+    config_overrides_free(&ov);
+    gl_free(paths);
+    return EXIT_ERROR;
 }
 
 static int cmd_rule(int argc, char **argv)
@@ -395,9 +488,9 @@ static int debug_summaries(int argc, char **argv)
     LintOptions o;
     lint_options_default(&o);
     FileJob *jobs = gl_calloc((size_t)argc, sizeof *jobs);
-    for (int i = 0; i < argc; i++) jobs[i].path = argv[i];
-    lint_all(jobs, (uint32_t)argc, 1, &o);
-    lint_project(jobs, (uint32_t)argc, 1, &o);
+    for (int i = 0; i < argc; i++) jobs[i].path = argv[i], jobs[i].opts = o;
+    lint_all(jobs, (uint32_t)argc, 1);
+    lint_project(jobs, (uint32_t)argc, 1);
     int rc = EXIT_CLEAN;
     for (int i = 0; i < argc; i++) {
         const LintResult *r = &jobs[i].res;
@@ -444,8 +537,8 @@ static int debug_verify(int argc, char **argv)
     LintOptions o;
     lint_options_default(&o);
     FileJob *jobs = gl_calloc(files.len ? files.len : 1, sizeof *jobs);
-    for (uint32_t fi = 0; fi < files.len; fi++) jobs[fi].path = files.items[fi].path;
-    lint_all(jobs, files.len, 1, &o);
+    for (uint32_t fi = 0; fi < files.len; fi++) jobs[fi].path = files.items[fi].path, jobs[fi].opts = o;
+    lint_all(jobs, files.len, 1);
     /* the files of a folder named project_* are linted together (cross-file summaries); sorted
      * paths keep them next to each other */
     for (uint32_t fi = 0, end; fi < files.len; fi = end) {
@@ -453,7 +546,7 @@ static int debug_verify(int argc, char **argv)
         const char *slash = p ? strchr(p + 1, '/') : NULL;
         size_t prefix = slash ? (size_t)(slash - jobs[fi].path) + 1 : 0;
         for (end = fi + 1; prefix && end < files.len && !strncmp(jobs[end].path, jobs[fi].path, prefix);) end++;
-        if (end - fi > 1) lint_project(jobs + fi, end - fi, 1, &o);
+        if (end - fi > 1) lint_project(jobs + fi, end - fi, 1);
     }
     for (uint32_t fi = 0; fi < files.len; fi++) {
         const char *path = jobs[fi].path;
@@ -569,9 +662,9 @@ static int debug_bench(int argc, char **argv)
         /* the same files linted together: cross-file summaries, and the files linted again */
         uint32_t n = 0;
         for (uint32_t i = 0; i < files.len; i++)
-            if (srcs[i]) jobs[n++] = (FileJob){.path = files.items[i].path, .src = srcs[i], .len = lens[i]};
-        lint_all(jobs, n, 1, &o);
-        lint_project(jobs, n, 1, &o);
+            if (srcs[i]) jobs[n++] = (FileJob){.path = files.items[i].path, .opts = o, .src = srcs[i], .len = lens[i]};
+        lint_all(jobs, n, 1);
+        lint_project(jobs, n, 1);
         double t3 = now_s();
         project_findings = 0;
         for (uint32_t i = 0; i < n; i++) {

@@ -17,9 +17,7 @@ typedef struct ProjFile {
     uint32_t n_exports;
     ImportedCall *calls;
     uint32_t n_calls;
-    bool linked;       /* linted again with the other files' summaries */
     bool changed;      /* its summaries changed when it was linted again */
-    LintOptions opts;
 } ProjFile;
 
 /* One exported function under one of its names ("utils.f", "pkg.utils.f"): a chain per name. */
@@ -38,18 +36,13 @@ struct Project {
 
 static const ExternSummary *project__lookup(void *ctx, const char *qual);
 
-Project *project_new(const LintOptions *base, uint32_t n)
+Project *project_new(uint32_t n)
 {
     Project *p = gl_calloc(1, sizeof *p);
     arena_init(&p->arena);
     p->n = n;
     p->files = ARENA_NEW_N(&p->arena, ProjFile, n ? n : 1);
-    for (uint32_t i = 0; i < n; i++) {
-        p->files[i].p = p;
-        p->files[i].opts = *base;
-        p->files[i].opts.ext = project__lookup;
-        p->files[i].opts.ext_ctx = &p->files[i];
-    }
+    for (uint32_t i = 0; i < n; i++) p->files[i].p = p;
     strmap_init(&p->by_name);
     array_init(&p->entries);
     return p;
@@ -64,7 +57,11 @@ void project_free(Project *p)
     gl_free(p);
 }
 
-const LintOptions *project_options(const Project *p, uint32_t i) { return &p->files[i].opts; }
+void project_attach(Project *p, uint32_t i, LintOptions *o)
+{
+    o->ext = project__lookup;
+    o->ext_ctx = &p->files[i];
+}
 
 /* "/w/pkg/utils.py" -> stem "/w/pkg/utils", dir "/w/pkg"; a package's "__init__.py" is the package. */
 static void project__paths(Project *p, ProjFile *f, const char *path)

@@ -15,16 +15,16 @@
 
 typedef struct Project Project;
 
-/* A project of n files linted with the options base (copied). */
-Project *project_new(const LintOptions *base, uint32_t n);
+/* A project of n files. */
+Project *project_new(uint32_t n);
 void project_free(Project *p);
 /* Records what file i's latest lint exported and called. The project copies what it keeps; r can be
  * freed after the call. */
 void project_set(Project *p, uint32_t i, const char *path, const LintResult *r);
-/* The files to lint again, with project_options(), written to which[] (room for n); returns how many.
+/* The files to lint again, with project_attach(), written to which[] (room for n); returns how many.
  * 0 when nothing would change (or after PROJECT_MAX_ROUNDS rounds). */
 uint32_t project_next_round(Project *p, uint32_t *which);
-/* The options for linting file i: base, with the other files' summaries attached. */
-const LintOptions *project_options(const Project *p, uint32_t i);
+/* Attaches the other files' summaries to o, the options file i is linted with again. */
+void project_attach(Project *p, uint32_t i, LintOptions *o);
 
 #endif
