@@ -199,13 +199,60 @@ static bool lang_skip_binary(const char *src, size_t len)
     return memchr(src, 0, n) != NULL && memchr(src, '\n', n) == NULL;
 }
 
+struct LintDoc {
+    PyTree *tree; /* NULL until a successful parse, and after a reset */
+};
+
+LintDoc *lint_doc_new(void) { return gl_calloc(1, sizeof(LintDoc)); }
+
+void lint_doc_free(LintDoc *d)
+{
+    if (!d) return;
+    py_tree_free(d->tree);
+    gl_free(d);
+}
+
+void lint_doc_edit(LintDoc *d, const char *old_src, size_t old_len, uint32_t start, uint32_t old_end,
+                   const char *text, size_t text_len)
+{
+    py_tree_edit(d->tree, old_src, old_len, start, old_end, text, text_len);
+}
+
+void lint_doc_reset(LintDoc *d)
+{
+    py_tree_free(d->tree);
+    d->tree = NULL;
+}
+
+static int engine__lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                        LintResult *out, PyTree **tree);
+
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out)
+{
+    return engine__lint(path, src, len, lang, o, out, NULL);
+}
+
+int engine_lint_doc(LintDoc *d, const char *path, const char *src, size_t len, SourceLang lang,
+                    const LintOptions *o, LintResult *out)
+{
+    return engine__lint(path, src, len, lang, o, out, &d->tree);
+}
+
+/* tree: NULL for a one-shot lint; otherwise the document's kept tree, reused and replaced. */
+static int engine__lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                        LintResult *out, PyTree **tree)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->arena);
     array_init(&out->diags);
     uint32_t max = o->max_bytes ? o->max_bytes : 8u << 20;
+    bool lintable = len <= max && lang == LANG_PYTHON && !lang_skip_binary(src, len);
+    if (tree && !lintable) {
+        /* the kept tree no longer matches any parse we make: drop it */
+        py_tree_free(*tree);
+        *tree = NULL;
+    }
     if (len > max) {
         out->skipped = true;
         out->notes = arena_printf(&out->arena, "skipped: %zu bytes is over the %u-byte limit (--max-file-size)", len, max);
@@ -227,7 +274,7 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     m.path = path;
     m.src = src;
     m.len = len;
-    int rc = py_lower(&m, 10u * 1000 * 1000, NULL);
+    int rc = tree ? py_lower_reuse(&m, tree, 10u * 1000 * 1000, NULL) : py_lower(&m, 10u * 1000 * 1000, NULL);
     if (rc < 0) {
         ir_module_free(&m);
         out->skipped = true;
@@ -281,6 +328,11 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     }
     out->diags.len = keep;
     suppress_apply(&m, o, &out->arena, &out->diags);
+    if (m.comments.len) {
+        out->comments = ARENA_NEW_N(&out->arena, Span, m.comments.len);
+        memcpy(out->comments, m.comments.items, sizeof(Span) * m.comments.len);
+        out->n_comments = m.comments.len;
+    }
     if (out->diags.len) qsort(out->diags.items, out->diags.len, sizeof(Diag), diag_cmp);
     df_facts_free(&fx);
     ir_module_free(&m);

@@ -1406,16 +1406,82 @@ long py_parse_only(const char *src, size_t len)
     return n;
 }
 
-int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats)
+struct PyTree {
+    TSParser *parser; /* kept with the tree: a parser is cheaper to reuse than to rebuild */
+    TSTree *tree;     /* NULL until the first successful parse */
+};
+
+void py_tree_free(PyTree *t)
+{
+    if (!t) return;
+    if (t->tree) ts_tree_delete(t->tree);
+    if (t->parser) ts_parser_delete(t->parser);
+    gl_free(t);
+}
+
+/* tree-sitter's point of byte off: rows end at '\n' only, columns are bytes. */
+static TSPoint py__point(const char *src, uint32_t off)
+{
+    TSPoint pt = {0, 0};
+    const char *p = src, *end = src + off, *nl;
+    while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) pt.row++, p = nl + 1;
+    pt.column = (uint32_t)(end - p);
+    return pt;
+}
+
+void py_tree_edit(PyTree *t, const char *old_src, size_t old_len, uint32_t start, uint32_t old_end,
+                  const char *text, size_t text_len)
+{
+    if (!t || !t->tree) return;
+    if (old_len > UINT32_MAX / 2 || text_len > UINT32_MAX / 2) {
+        /* too big to describe: forget the tree, the next parse starts afresh */
+        ts_tree_delete(t->tree);
+        t->tree = NULL;
+        return;
+    }
+    if (start > old_len) start = (uint32_t)old_len;
+    if (old_end > old_len) old_end = (uint32_t)old_len;
+    if (old_end < start) old_end = start;
+    TSInputEdit e;
+    e.start_byte = start;
+    e.old_end_byte = old_end;
+    e.new_end_byte = start + (uint32_t)text_len;
+    e.start_point = py__point(old_src, start);
+    e.old_end_point = py__point(old_src, old_end);
+    TSPoint add = py__point(text, (uint32_t)text_len);
+    e.new_end_point.row = e.start_point.row + add.row;
+    e.new_end_point.column = add.row ? add.column : e.start_point.column + add.column;
+    ts_tree_edit(t->tree, &e);
+}
+
+static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStats *stats);
+
+int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats) { return py__lower(m, NULL, timeout_us, stats); }
+
+int py_lower_reuse(IrModule *m, PyTree **tree, uint64_t timeout_us, PyParseStats *stats)
+{
+    if (!*tree) *tree = gl_calloc(1, sizeof(PyTree));
+    int rc = py__lower(m, *tree, timeout_us, stats);
+    if (rc < 0) {
+        py_tree_free(*tree);
+        *tree = NULL;
+    }
+    return rc;
+}
+
+/* keep: NULL for a one-shot parse; otherwise its tree (edited by py_tree_edit) is the old tree, and
+ * the new tree replaces it. */
+static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStats *stats)
 {
     pthread_once(&py_once_flag, py__init_tables);
     if (m->len > UINT32_MAX / 2) return -1;
     uint64_t t0 = now_ns();
-    TSParser *p = ts_parser_new();
+    TSParser *p = keep && keep->parser ? keep->parser : ts_parser_new();
+    if (keep) keep->parser = p;
     ts_parser_set_language(p, tree_sitter_python());
-    if (timeout_us) ts_parser_set_timeout_micros(p, timeout_us);
-    TSTree *tree = ts_parser_parse_string(p, NULL, m->src, (uint32_t)m->len);
-    ts_parser_delete(p);
+    ts_parser_set_timeout_micros(p, timeout_us);
+    TSTree *tree = ts_parser_parse_string(p, keep ? keep->tree : NULL, m->src, (uint32_t)m->len);
+    if (!keep) ts_parser_delete(p);
     if (!tree) return -2; /* timed out */
     uint64_t t1 = now_ns();
 
@@ -1464,7 +1530,12 @@ int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats)
     array_free(&L.classes), array_free(&L.import_quals), array_free(&L.kids);
     strmap_free(&L.imports);
     ts_tree_cursor_delete(&L.cursor);
-    ts_tree_delete(tree);
+    if (keep) {
+        if (keep->tree) ts_tree_delete(keep->tree);
+        keep->tree = tree; /* ownership moves to keep */
+    } else {
+        ts_tree_delete(tree);
+    }
     uint64_t t2 = now_ns();
     if (stats) stats->n_nodes = m->n_nodes, stats->parse_ns = t1 - t0, stats->lower_ns = t2 - t1;
     return 0;
