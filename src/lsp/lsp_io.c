@@ -111,6 +111,20 @@ static long lsp__find_header_line(const char *s, size_t n, size_t avail)
     return -1;
 }
 
+/* Could s[0..avail) be the start of such a header line, cut off by the end of the data read so far? */
+static bool lsp__partial_header_line(const char *s, size_t avail)
+{
+    size_t k = 0;
+    for (; k < avail && k < CL_NAME_LEN; k++)
+        if (tolower((unsigned char)s[k]) != CL_NAME[k]) return false;
+    if (k == avail) return true;
+    if (s[k++] != ':') return false;
+    while (k < avail && (s[k] == ' ' || s[k] == '\t')) k++;
+    while (k < avail && isdigit((unsigned char)s[k])) k++;
+    while (k < avail && (s[k] == ' ' || s[k] == '\t')) k++;
+    return k == avail;
+}
+
 /* End of the header block in s[0..n): the offset of the blank line's first byte, with *sep the
  * length of the terminator ("\r\n\r\n" or, leniently, "\n\n" / "\n\r\n"). -1 if not complete. */
 static long lsp__header_end(const char *s, size_t n, size_t *sep)
@@ -195,6 +209,10 @@ LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len, const char 
             lsp__fill(r);
             continue;
         }
+        if (hend > LSP_MAX_HEADER) {
+            r->pos++;
+            return lsp__error(r, why, true, "no end of the message header within %d bytes", LSP_MAX_HEADER);
+        }
         /* The header block p[0..hend): `Name: value` lines. */
         size_t n_body = 0;
         bool have_len = false;
@@ -215,6 +233,11 @@ LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len, const char 
                 }
                 r->pos += (size_t)hend + sep;
                 return lsp__error(r, why, true, "malformed message header");
+            }
+            if (c - ls > CL_NAME_LEN && !strncasecmp(p + c - CL_NAME_LEN, CL_NAME, CL_NAME_LEN)) {
+                /* `1Content-Length: 5`: the tail of a longer body, then a header */
+                r->pos += c - CL_NAME_LEN;
+                return lsp__error(r, why, false, "%zu unexpected bytes before a message header", c - CL_NAME_LEN);
             }
             if (c - ls == CL_NAME_LEN && !strncasecmp(p + ls, CL_NAME, CL_NAME_LEN) && !have_len) {
                 size_t v = c + 1;
@@ -264,6 +287,12 @@ LspReadStatus lsp_read(LspReader *r, const char **body, size_t *len, const char 
                                   n_body, from + (size_t)k);
             }
             scanned = have;
+            /* A body whose last bytes may begin the next header (`...}Cont`) is not valid JSON
+             * anyway: wait for the rest of that line to know whether the next message starts there. */
+            bool cut = false;
+            for (size_t i = n_body > 48 ? n_body - 48 : 0; have == n_body && i < n_body && !cut; i++)
+                cut = (p[off + i] | 0x20) == 'c' && lsp__partial_header_line(p + off + i, avail - i);
+            if (cut && !r->eof && lsp__fill(r)) continue;
             if (have == n_body) {
                 *body = p + off;
                 *len = n_body;
