@@ -128,7 +128,7 @@ bool lsp_doc_lint(LspDoc *d, const LintOptions *o)
     if (!d->dirty && d->has_result) return false;
     if (d->has_result) lint_result_free(&d->result);
     d->has_result = false;
-    if (d->lintable) {
+    if (d->lintable && o) {
         if (engine_lint_doc(d->lint, d->path, d->text.data, d->text.len, LANG_PYTHON, o, &d->result) == 0)
             d->has_result = true;
     }

@@ -40,7 +40,8 @@ void lsp_doc_free(LspDoc *d);
 void lsp_doc_set_text(LspDoc *d, const char *text, size_t len);
 /* Bytes [start, end) replaced by text (incremental sync); offsets are clamped to the text. */
 void lsp_doc_replace(LspDoc *d, uint32_t start, uint32_t end, const char *text, size_t len);
-/* Lints the current text with o if it changed since the last lint. Returns true when it linted. */
+/* Lints the current text with o if it changed since the last lint; o NULL (an excluded file) gives
+ * an empty result. Returns true when it linted. */
 bool lsp_doc_lint(LspDoc *d, const LintOptions *o);
 /* Drops the last lint (the settings changed); the next lsp_doc_lint lints again. */
 void lsp_doc_invalidate(LspDoc *d);

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include "base/array.h"
+#include "config/config.h"
 #include "lsp/lsp_doc.h"
 #include "lsp/lsp_io.h"
 
@@ -36,8 +37,8 @@ typedef struct LspServer {
     char *root;           /* workspace root folder, or NULL */
     Array(LspDoc *) docs;
     uint64_t next_id;     /* ids of our requests to the client */
-    LintOptions opts;     /* settings for every document */
-    char *settings_note;  /* why the settings are the defaults (a config error), or NULL */
+    Config *cfg;          /* the project's configuration files, read on demand, reloaded on change */
+    char *config_error;   /* the last configuration error shown to the user, or NULL */
 } LspServer;
 
 /* JSON building: strings are copied; invalid UTF-8 (a message quoting cut-off source) becomes

@@ -79,7 +79,43 @@ LspDoc *lsp_find_doc(LspServer *s, const char *uri)
     return NULL;
 }
 
-void lsp_ensure_linted(LspServer *s, LspDoc *d) { lsp_doc_lint(d, &s->opts); }
+static void lsp__notify(LspServer *s, const char *method, json_t *params);
+
+/* The options for d from the configuration that governs its file. NULL when the configuration
+ * excludes the file. A broken configuration file is shown to the user (once per message) and the
+ * defaults are used meanwhile, so editing never stops working. */
+static const LintOptions *lsp__options_for(LspServer *s, const LspDoc *d, LintOptions *o)
+{
+    lint_options_default(o);
+    const Settings *st;
+    ConfigError err;
+    /* a document without a file (untitled:) gets the settings of the workspace root */
+    const char *path = d->path[0] == '/' ? d->path : s->root ? s->root : ".";
+    if (config_settings_for(s->cfg, path, &st, &err) < 0) {
+        if (!s->config_error || strcmp(s->config_error, err.message) != 0) {
+            gl_free(s->config_error);
+            s->config_error = gl_strdup(err.message);
+            lsp__log("configuration error: %s (linting with the defaults)", err.message);
+            lsp__notify(s, "window/showMessage",
+                        json_pack("{s:i,s:o}", "type", 1, "message", lsp_jstr(err.message)));
+        }
+        return o;
+    }
+    if (d->path[0] != '/') {
+        o->rules = st->rules;
+        return o;
+    }
+    if (settings_excluded(st, d->path)) return NULL;
+    settings_rules_for(st, d->path, &o->rules);
+    return o;
+}
+
+void lsp_ensure_linted(LspServer *s, LspDoc *d)
+{
+    if (!d->dirty && d->has_result) return;
+    LintOptions o;
+    lsp_doc_lint(d, lsp__options_for(s, d, &o));
+}
 
 /* ---- output ---- */
 
@@ -138,18 +174,13 @@ static void lsp__flush(LspServer *s)
     for (uint32_t i = 0; i < s->docs.len; i++) {
         LspDoc *d = s->docs.items[i];
         if (!d->dirty) continue;
-        lsp_doc_lint(d, &s->opts);
+        lsp_ensure_linted(s, d);
         if (!s->pull) lsp__publish(s, d);
     }
 }
 
 /* ---- settings ---- */
 
-/* The settings every document is linted with. */
-static void lsp__load_settings(LspServer *s)
-{
-    lint_options_default(&s->opts);
-}
 
 static bool lsp__is_config_file(const char *uri)
 {
@@ -160,7 +191,9 @@ static bool lsp__is_config_file(const char *uri)
 
 static void lsp__settings_changed(LspServer *s)
 {
-    lsp__load_settings(s);
+    config_reload(s->cfg);
+    gl_free(s->config_error);
+    s->config_error = NULL;
     for (uint32_t i = 0; i < s->docs.len; i++) lsp_doc_invalidate(s->docs.items[i]);
     if (s->pull && s->refresh) lsp__request(s, "workspace/diagnostic/refresh", json_null());
 }
@@ -203,7 +236,6 @@ static json_t *h_initialize(LspServer *s, json_t *params, RpcError *e)
     if (ru) s->root = lsp_uri_to_path(json_string_value(ru));
     json_t *rp = lsp_get(params, "rootPath", JSON_STRING);
     if (!s->root && rp) s->root = gl_strdup(json_string_value(rp));
-    lsp__load_settings(s);
 
     static const char *const enc_names[] = {"utf-16", "utf-8", "utf-32"};
     json_t *c = json_object();
@@ -489,7 +521,9 @@ int lsp_serve(int in_fd, int out_fd)
     memset(&s, 0, sizeof s);
     s.out_fd = out_fd;
     array_init(&s.docs);
-    lint_options_default(&s.opts);
+    ConfigOverrides ov;
+    config_overrides_init(&ov);
+    s.cfg = config_new(&ov);
     lsp_reader_init_fd(&s.rd, in_fd);
     /* a client that goes away must not kill us mid-write: write errors end the loop instead */
     signal(SIGPIPE, SIG_IGN);
@@ -513,7 +547,8 @@ int lsp_serve(int in_fd, int out_fd)
     array_free(&s.docs);
     lsp_reader_free(&s.rd);
     gl_free(s.root);
-    gl_free(s.settings_note);
+    gl_free(s.config_error);
+    config_free(s.cfg);
     /* exit code per the spec: 0 after shutdown, 1 when exit (or the end of input) came without it */
     return s.shutdown ? 0 : 1;
 }

@@ -355,6 +355,47 @@ async function pullDiagnostics() {
     await stop(s);
 }
 
+// The project's configuration: read for each document's folder, reloaded when a configuration file
+// changes (workspace/didChangeWatchedFiles, or didSave of it in the editor).
+async function configuration() {
+    const fs = require('fs');
+    const os = require('os');
+    const path = require('path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gradleak-lsp-cfg-'));
+    const cfgFile = path.join(dir, 'gradleak.toml');
+    fs.writeFileSync(cfgFile, 'ignore = ["GL201"]\n');
+    fs.mkdirSync(path.join(dir, 'gen'));
+    const s = start('config');
+    const messages = [];
+    s.conn.onNotification('window/showMessage', (p) => messages.push(p));
+    await init(s);
+    const doc = new Doc(s, 'file://' + path.join(dir, 'train.py'), HAZARD);
+    let p = await doc.open();
+    check('lsp-6.1 gradleak.toml in the folder applies (ignore GL201)', p && codes(p) === 'GL101', show(p));
+    fs.writeFileSync(cfgFile, 'select = ["GL2"]\n');
+    let since = s.pubs.length;
+    s.notify('workspace/didChangeWatchedFiles', { changes: [{ uri: 'file://' + cfgFile, type: 2 }] });
+    p = await s.waitPub(doc.uri, null, since);
+    check('lsp-6.2 didChangeWatchedFiles reloads it (select GL2)', p && codes(p) === 'GL201', show(p));
+    fs.writeFileSync(cfgFile, 'select = ["GL2"\nbogus = 1\n');
+    since = s.pubs.length;
+    s.notify('textDocument/didSave', { textDocument: { uri: 'file://' + cfgFile } });
+    p = await s.waitPub(doc.uri, null, since);
+    await sleep(100);
+    check('lsp-6.3 a broken configuration: shown to the user, defaults used', p && codes(p) === 'GL201,GL101' &&
+        messages.length === 1 && messages[0].type === 1 && messages[0].message.includes('gradleak.toml:'), show(p) + ' ' + show(messages));
+    fs.writeFileSync(cfgFile, 'exclude = ["gen"]\n');
+    since = s.pubs.length;
+    s.notify('textDocument/didSave', { textDocument: { uri: 'file://' + cfgFile } });
+    p = await s.waitPub(doc.uri, null, since);
+    const gen = new Doc(s, 'file://' + path.join(dir, 'gen', 'train.py'), HAZARD);
+    const pg = await gen.open();
+    check('lsp-6.4 didSave of gradleak.toml reloads it; excluded files get no diagnostics', p && codes(p) === 'GL201,GL101' &&
+        pg && pg.diagnostics.length === 0, show(p) + ' ' + show(pg));
+    await stop(s);
+    fs.rmSync(dir, { recursive: true, force: true });
+}
+
 // Raw bytes onto the server's stdin; vscode-jsonrpc's reader parses what comes back.
 async function malformed() {
     const proc = cp.spawn(GL, ['lsp'], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -447,7 +488,7 @@ async function malformed() {
 }
 
 (async () => {
-    for (const t of [lifecycle, diagnosticsAndActions, utf8Negotiated, pullDiagnostics, malformed]) {
+    for (const t of [lifecycle, diagnosticsAndActions, utf8Negotiated, pullDiagnostics, configuration, malformed]) {
         try {
             await t();
         } catch (e) {
