@@ -59,6 +59,28 @@ void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...)
     va_end(ap);
 }
 
+void rule_trace_value(RuleCtx *c, Diag *d, const IrFunc *f, const char *role, uint32_t op, const AVal *v)
+{
+    if (!c->opts->trace) return;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "%s", role);
+    if (op < f->ops.len) sb_printf(&sb, " '%s' (line %u)", rule_text(c, f, op), f->ops.items[op].span.row + 1);
+    sb_printf(&sb, ": %s, %s", df_kind_name(v->kind), df_grad_name(v->grad));
+    if (v->kind == VK_CONTAINER) sb_printf(&sb, ", items %s", df_grad_name(v->elem));
+    if (v->src != IR_NONE && v->src < f->ops.len)
+        sb_printf(&sb, "; graph from '%s' (line %u)", rule_text(c, f, v->src), f->ops.items[v->src].span.row + 1);
+    if (v->carried == CARRIED_CALLS) sb_puts(&sb, "; kept in an attribute from one call to the next");
+    else if (v->carried != IR_NONE && v->carried < f->loops.len)
+        sb_printf(&sb, "; carried around the loop at line %u", f->loops.items[v->carried].span.row + 1);
+    if (v->flags & VF_MODEL_OUT) sb_puts(&sb, "; model output");
+    if (v->flags & VF_ZERO_DIM) sb_puts(&sb, "; 0-dim");
+    if (v->flags & VF_OUTER) sb_puts(&sb, "; lives outside this call");
+    if (v->flags & VF_OPAQUE) sb_puts(&sb, "; returned by an imported function gradleak was not given");
+    rule_trace(c, d, "%s", sb.data);
+    sb_free(&sb);
+}
+
 void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...)
 {
     if (!c->opts->trace) return;
@@ -353,8 +375,7 @@ static int engine__lint(const char *path, const char *src, size_t len, SourceLan
         if (!o->trace) continue;
         for (uint32_t k = before; k < out->diags.len; k++) {
             Diag *d = &out->diags.items[k];
-            if (d->trace) continue;
-            /* the loop kinds around the finding: what made the loop a step/feedback loop */
+            /* the loop kind behind the finding: what made the loop a step/feedback loop */
             for (uint32_t fi = 0; fi < m.funcs.len; fi++) {
                 const IrFunc *f = m.funcs.items[fi];
                 for (uint32_t li = 0; li < f->loops.len; li++) {
