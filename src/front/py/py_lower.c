@@ -846,7 +846,7 @@ static void py__exit(Lower *L, TSNode n, uint32_t vbase)
 {
     PyNodeKind k = py__kind(n);
     uint32_t nv = L->vals.len - vbase;
-    uint32_t *v = L->vals.items + vbase;
+    uint32_t *v = nv ? L->vals.items + vbase : NULL; /* no pointer arithmetic on an empty (NULL) array */
     uint32_t op;
     IrFunc *f = L_f(L);
     switch (k) {
