@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/crash.h"
 #include "base/strbuf.h"
 #include "cli/walk.h"
 #include "config/config.h"
@@ -52,6 +53,7 @@ static const char *const usage_text =
     "  --trace                Show the dataflow facts behind each finding\n"
     "  -j, --jobs N           Lint N files at a time (default: number of cores)\n"
     "  --max-file-size BYTES  Skip larger files with a note (default 8 MiB)\n"
+    "  --parse-timeout SECS   Skip a file whose parse takes longer, with a note (default 10)\n"
     "  --no-color             Never color the output (also: NO_COLOR=1)\n"
     "  --no-cache             Accepted and ignored (this version has no cache)\n"
     "\n"
@@ -131,6 +133,10 @@ typedef struct Pool {
 static void lint_job(FileJob *j)
 {
     const LintOptions *o = &j->opts;
+    if (gl_crash_skipped(j->path)) { /* it crashed an earlier execution of this run (src/base/crash.h) */
+        j->read_errno = -1;
+        return;
+    }
     if (!j->src) j->src = read_file(j->path, &j->len); /* a second round reuses the first's bytes */
     if (!j->src) {
         j->read_errno = errno ? errno : EIO;
@@ -297,6 +303,12 @@ static int cmd_check(int argc, char **argv)
             unsigned long n = strtoul(val, &end, 10);
             if (*end || n == 0 || n > UINT32_MAX) die_usage("--max-file-size: expected a byte count, got '%s'", val);
             o.max_bytes = (uint32_t)n;
+        } else if (TAKE("--parse-timeout")) {
+            char *end;
+            double secs = strtod(val, &end);
+            if (*end || !(secs >= 0.001 && secs <= 3600))
+                die_usage("--parse-timeout: expected seconds from 0.001 to 3600, got '%s'", val);
+            o.parse_timeout_ms = (uint32_t)(secs * 1000.0 + 0.5);
         } else if (!strcmp(a, "--exit-zero")) {
             exit_zero = true;
         } else if (!strcmp(a, "--statistics")) {
@@ -380,8 +392,11 @@ static int cmd_check(int argc, char **argv)
     for (uint32_t i = 0; i < files.len; i++) {
         FileJob *j = &jobsv[i];
         if (j->read_errno) {
-            fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", j->path,
-                    j->read_errno > 0 ? strerror(j->read_errno) : "internal error (this is a bug in gradleak " GL_VERSION ")");
+            if (j->read_errno > 0)
+                fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", j->path, strerror(j->read_errno));
+            else
+                fprintf(stderr, "gradleak: error: %s: not linted: internal error (this is a bug in gradleak " GL_VERSION ")\n",
+                        j->path);
             errors++;
             continue;
         }
@@ -705,6 +720,8 @@ int main(int argc, char **argv)
         return argc < 2 ? EXIT_ERROR : EXIT_CLEAN;
     }
     const char *cmd = argv[1];
+    /* an internal error exits 2 with a report, never by a signal; `check` goes on without the file */
+    gl_crash_install(argv, !strcmp(cmd, "check"));
     if (!strcmp(cmd, "check")) {
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
