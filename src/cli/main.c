@@ -1,5 +1,6 @@
 /* gradleak's command line: check, rule, rules, version, and the debug tools (ir, verify, bench). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -89,12 +90,22 @@ static bool add_rule_op(ConfigOverrides *ov, RuleOpKind kind, const char *list, 
 /* Reads a whole file. Returns NULL with errno set on failure. */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused below) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)(UINT32_MAX / 2)) {
+        int e = errno;
+        if (S_ISDIR(st.st_mode)) e = EISDIR;
+        else if (!S_ISREG(st.st_mode)) e = ENODEV; /* FIFO, socket, device: "No such device" */
+        else if (st.st_size > (off_t)(UINT32_MAX / 2)) e = EFBIG;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
         return NULL;
     }
     StrBuf sb;
@@ -392,8 +403,13 @@ static int cmd_check(int argc, char **argv)
     for (uint32_t i = 0; i < files.len; i++) {
         FileJob *j = &jobsv[i];
         if (j->read_errno) {
+            if (j->read_errno == ENOENT) { /* the walk saw it: deleted since (a concurrent checkout, a build) */
+                fprintf(stderr, "gradleak: warning: %s: vanished before it could be read: skipped\n", j->path);
+                continue;
+            }
             if (j->read_errno > 0)
-                fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", j->path, strerror(j->read_errno));
+                fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", j->path,
+                        j->read_errno == ENODEV ? "not a regular file" : strerror(j->read_errno));
             else
                 fprintf(stderr, "gradleak: error: %s: not linted: internal error (this is a bug in gradleak " GL_VERSION ")\n",
                         j->path);
