@@ -350,7 +350,10 @@ static int engine__lint(const char *path, const char *src, size_t len, SourceLan
         ir_module_free(&m);
         arena_free(&scratch);
         out->skipped = true;
-        out->notes = rc == -2 ? "skipped: parsing took longer than the 10 s budget" : "skipped: the parser failed";
+        out->notes = rc == PY_ERR_TIMEOUT      ? "skipped: parsing took longer than the 10 s budget"
+                     : rc == PY_ERR_TREE_LIMIT ? "skipped: a syntax error too large for the parser (over 65,535 "
+                                                 "tokens in one broken region); fix the syntax to lint this file"
+                                               : "skipped: the parser failed";
         return 0;
     }
     if (m.error_spans.len) {

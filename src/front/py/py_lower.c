@@ -846,7 +846,7 @@ static void py__exit(Lower *L, TSNode n, uint32_t vbase)
 {
     PyNodeKind k = py__kind(n);
     uint32_t nv = L->vals.len - vbase;
-    uint32_t *v = L->vals.items + vbase;
+    uint32_t *v = nv ? L->vals.items + vbase : NULL; /* no pointer arithmetic on an empty (NULL) array */
     uint32_t op;
     IrFunc *f = L_f(L);
     switch (k) {
@@ -1418,6 +1418,32 @@ long py_parse_only(const char *src, size_t len)
     return n;
 }
 
+/* libtree-sitter 0.20.7 keeps a node's child count in 16 bits. Error recovery can build an ERROR node
+ * with 65,536 children or more (65,533 unclosed brackets, 70,000 `else:` lines): its count wraps, the
+ * node silently drops its first children, and ts_tree_delete frees a pointer into the middle of the
+ * children array (heap corruption; found by tests/badinput). The dropped children take their bytes
+ * with them, so such a tree ends before the last non-blank byte of the file. */
+static bool py__tree_truncated(const char *src, size_t len, TSNode root)
+{
+    size_t end = len;
+    while (end && (src[end - 1] == ' ' || src[end - 1] == '\t' || src[end - 1] == '\n' || src[end - 1] == '\r' ||
+                   src[end - 1] == '\f' || src[end - 1] == '\v' || src[end - 1] == 0))
+        end--;
+    return ts_node_end_byte(root) < end;
+}
+
+/* Trees that cannot be freed safely are kept here, reachable, for the life of the process: the cost
+ * is bounded by the size of the (pathological) files that produce them. */
+static pthread_mutex_t py_quarantine_mu = PTHREAD_MUTEX_INITIALIZER;
+static Array(TSTree *) py_quarantine;
+
+static void py__quarantine(TSTree *t)
+{
+    pthread_mutex_lock(&py_quarantine_mu);
+    array_push(&py_quarantine, t);
+    pthread_mutex_unlock(&py_quarantine_mu);
+}
+
 struct PyTree {
     TSParser *parser; /* kept with the tree: a parser is cheaper to reuse than to rebuild */
     TSTree *tree;     /* NULL until the first successful parse */
@@ -1486,22 +1512,48 @@ int py_lower_reuse(IrModule *m, PyTree **tree, uint64_t timeout_us, PyParseStats
 static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStats *stats)
 {
     pthread_once(&py_once_flag, py__init_tables);
-    if (m->len > UINT32_MAX / 2) return -1;
+    if (m->len > UINT32_MAX / 2) return PY_ERR_PARSER;
     uint64_t t0 = now_ns();
     TSParser *p = keep && keep->parser ? keep->parser : ts_parser_new();
     if (keep) keep->parser = p;
     ts_parser_set_language(p, tree_sitter_python());
     ts_parser_set_timeout_micros(p, timeout_us);
-    TSTree *tree = ts_parser_parse_string(p, keep ? keep->tree : NULL, m->src, (uint32_t)m->len);
+    /* CPython (and LSP) end lines at \n, \r\n and a lone \r; tree-sitter-python only at \n, so a
+     * CR-only file would be one long broken line. Parse a copy with each lone \r turned into \n: same
+     * length, same offsets, and rows that count every line end. m->src stays the user's bytes. */
+    const char *text = m->src;
+    const char *cr = memchr(m->src, '\r', m->len);
+    for (; cr; cr = memchr(cr + 1, '\r', m->len - (size_t)(cr + 1 - m->src))) {
+        size_t at = (size_t)(cr - m->src);
+        if (at + 1 < m->len && m->src[at + 1] == '\n') continue;
+        if (text == m->src) {
+            char *copy = arena_alloc(m->arena, m->len + 1);
+            memcpy(copy, m->src, m->len);
+            copy[m->len] = 0;
+            text = copy;
+        }
+        ((char *)text)[at] = '\n';
+        if (at + 1 >= m->len) break;
+    }
+    if (text != m->src && keep && keep->tree) {
+        /* py_tree_edit's points count '\n' only: with lone CRs, reparse from scratch */
+        ts_tree_delete(keep->tree);
+        keep->tree = NULL;
+    }
+    TSTree *tree = ts_parser_parse_string(p, keep ? keep->tree : NULL, text, (uint32_t)m->len);
     if (!keep) ts_parser_delete(p);
-    if (!tree) return -2; /* timed out */
+    if (!tree) return PY_ERR_TIMEOUT;
+    if (ts_node_has_error(ts_tree_root_node(tree)) && py__tree_truncated(m->src, m->len, ts_tree_root_node(tree))) {
+        py__quarantine(tree);
+        return PY_ERR_TREE_LIMIT;
+    }
     uint64_t t1 = now_ns();
 
     Lower L;
     memset(&L, 0, sizeof L);
     L.m = m;
     L.arena = m->arena;
-    L.src = m->src;
+    L.src = text;
     strmap_init(&L.imports);
     TSNode root = ts_tree_root_node(tree);
     L.cursor = ts_tree_cursor_new(root);
