@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/strbuf.h"
+#include "cli/fixes.h"
 #include "cli/walk.h"
 #include "engine/engine.h"
 #include "engine/suppress.h"
@@ -37,6 +38,10 @@ static const char *const usage_text =
     "  --ignore CODES         Skip these rules\n"
     "  --extend-select CODES  Add rules to the selection\n"
     "  --output-format FMT    full (default), concise, json, sarif, github\n"
+    "  --fix                  Apply the safe fixes (findings marked [*]) and write the files\n"
+    "  --unsafe-fixes         Also apply (and mark [*]) fixes that may change behaviour\n"
+    "  --diff                 Print the fixes as a unified diff instead; write nothing\n"
+    "                         (exit 1 if there is a diff)\n"
     "  --statistics           Count findings per rule instead of listing them\n"
     "  --exit-zero            Exit 0 even when there are findings\n"
     "  --trace                Show the dataflow facts behind each finding\n"
@@ -184,6 +189,8 @@ static int cmd_check(int argc, char **argv)
     OutFormat fmt = OUT_FULL;
     bool exit_zero = false, statistics = false, color = isatty(1) && !getenv("NO_COLOR");
     int jobs = default_jobs();
+    CliFix cf;
+    memset(&cf, 0, sizeof cf);
     const char **paths = gl_calloc((size_t)argc + 1, sizeof(char *));
     int npaths = 0;
     for (int i = 0; i < argc; i++) {
@@ -214,6 +221,7 @@ static int cmd_check(int argc, char **argv)
             unsigned long n = strtoul(val, &end, 10);
             if (*end || n == 0 || n > UINT32_MAX) die_usage("--max-file-size: expected a byte count, got '%s'", val);
             o.max_bytes = (uint32_t)n;
+        } else if (cli_fix_flag(&cf, a)) {
         } else if (!strcmp(a, "--exit-zero")) {
             exit_zero = true;
         } else if (!strcmp(a, "--statistics")) {
@@ -260,6 +268,7 @@ static int cmd_check(int argc, char **argv)
         }
         if (j->res.notes && (j->res.skipped || j->res.syntax_error))
             fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, j->res.notes);
+        cli_fix_file(&cf, j->path, &j->src, &j->len, &j->res, &o, stdout);
         of[nof].path = j->path;
         of[nof].src = j->src;
         of[nof].len = j->len;
@@ -271,9 +280,17 @@ static int cmd_check(int argc, char **argv)
     OutOptions oo;
     memset(&oo, 0, sizeof oo);
     oo.color = color;
-    oo.show_fix_hints = false; /* no --fix yet: do not advertise it */
+    oo.show_fix_hints = true;
+    oo.unsafe_fixes = cf.unsafe;
+    oo.fixed = cf.fixed;
     oo.statistics = statistics;
-    if (out_write(stdout, fmt, of, nof, &oo) != 0) {
+    if (cf.diff) {
+        /* --diff prints the diffs (above) instead of the findings, as ruff does */
+        fflush(stdout);
+        if (cf.fixed) fprintf(stderr, "Would fix %u error%s.\n", cf.fixed, cf.fixed == 1 ? "" : "s");
+        else fputs("No errors would be fixed.\n", stderr);
+        nfind = cf.changed;
+    } else if (out_write(stdout, fmt, of, nof, &oo) != 0) {
         fprintf(stderr, "gradleak: error: writing the output failed: %s\n", strerror(errno));
         errors++;
     }
@@ -285,7 +302,7 @@ static int cmd_check(int argc, char **argv)
     gl_free(jobsv);
     gl_free(of);
     walk_list_free(&files);
-    if (errors) return EXIT_ERROR;
+    if (errors || cf.errors) return EXIT_ERROR;
     return nfind && !exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
 }
 

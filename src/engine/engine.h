@@ -20,6 +20,7 @@ typedef struct LintResult {
     DiagList diags;       /* sorted by position, suppressions applied */
     const char *notes;    /* tool notes about this file ("syntax error at 3:5: linted around it"), or NULL */
     bool syntax_error;
+    uint32_t n_syntax_errors; /* ERROR/MISSING regions (fix_file reverts a fix that adds one) */
     bool skipped;         /* too large / binary */
 } LintResult;
 
