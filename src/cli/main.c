@@ -15,6 +15,7 @@
 #include "engine/suppress.h"
 #include "front/py/py.h"
 #include "ir/dataflow.h"
+#include "lsp/lsp.h"
 #include "out/out.h"
 
 #define EXIT_CLEAN 0
@@ -30,6 +31,7 @@ static const char *const usage_text =
     "  check [PATHS...]   Lint Python files (default: .)\n"
     "  rule CODE          Print a rule's documentation (code or name)\n"
     "  rules              List all rules\n"
+    "  lsp                Run the language server on stdin/stdout (for editors; see README.md)\n"
     "  version            Print the version\n"
     "  debug ir FILE      Dump the IR and the loop kinds of a file\n"
     "  debug verify FILES Check fixtures' inline `# expect:` lines against the findings\n"
@@ -737,6 +739,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "rule")) return cmd_rule(argc - 2, argv + 2);
     if (!strcmp(cmd, "rules")) return cmd_rules();
+    if (!strcmp(cmd, "lsp")) return lsp_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("gradleak %s\n", GL_VERSION);
         return EXIT_CLEAN;
