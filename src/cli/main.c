@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/strbuf.h"
+#include "cache/cache.h"
 #include "cli/walk.h"
 #include "config/config.h"
 #include "engine/engine.h"
@@ -32,6 +33,7 @@ static const char *const usage_text =
     "  debug ir FILE      Dump the IR and the loop kinds of a file\n"
     "  debug verify FILES Check fixtures' inline `# expect:` lines against the findings\n"
     "  debug bench PATHS  Time parse-only against full lint on the same files\n"
+    "  debug cache [DIR]  Check the cache database (integrity, schema, rows; exit 1 if damaged)\n"
     "\n"
     "Options for check:\n"
     "  --select CODES         Only these rules (comma-separated codes or names; ALL for every rule)\n"
@@ -50,7 +52,7 @@ static const char *const usage_text =
     "  -j, --jobs N           Lint N files at a time (default: number of cores)\n"
     "  --max-file-size BYTES  Skip larger files with a note (default 8 MiB)\n"
     "  --no-color             Never color the output (also: NO_COLOR=1)\n"
-    "  --no-cache             Accepted and ignored (this version has no cache)\n"
+    "  --no-cache             Neither read nor write the cache (.gradleak_cache/, or GRADLEAK_CACHE_DIR)\n"
     "\n"
     "Settings come from the nearest gradleak.toml, or pyproject.toml with [tool.gradleak], above each\n"
     "file (keys: select, ignore, extend-select, per-file-ignores, exclude, extend-exclude,\n"
@@ -108,14 +110,21 @@ static char *read_file(const char *path, size_t *len)
     return sb_take(&sb);
 }
 
+/* One file of a check run. Workers fill in everything below `opts`; the main thread reads it
+ * after the pool is joined. */
 typedef struct FileJob {
     const char *path;
     LintOptions opts; /* the rules of this file (configuration, flags, per-file-ignores) */
-    char *src;
+    char *key;        /* absolute path: the cache key (NULL: no cache) */
+    /* results */
+    char *src;        /* kept only when there are findings (code frames); else freed at once */
     size_t len;
-    LintResult res;
+    Arena arena;      /* the findings, compact: the lint's own arena (IR and all) is dropped */
+    DiagList diags;
+    const char *notes;
+    uint32_t flags;   /* CACHE_RESULT_* */
     int read_errno;
-    bool done;
+    bool cached;      /* served from the cache */
 } FileJob;
 
 typedef struct Pool {
@@ -123,18 +132,75 @@ typedef struct Pool {
     uint32_t n;
     uint32_t next;
     pthread_mutex_t mu;
+    Cache *cache;
 } Pool;
 
-static void lint_job(FileJob *j)
+/* What besides the rules changes a file's findings: part of its cache key. */
+static uint64_t settings_key(const LintOptions *o)
+{
+    uint8_t buf[RULE_COUNT + 8];
+    memcpy(buf, o->rules.on, RULE_COUNT);
+    buf[RULE_COUNT] = o->trace;
+    memcpy(buf + RULE_COUNT + 1, &o->max_bytes, sizeof o->max_bytes);
+    return cache_hash64(buf, RULE_COUNT + 1 + sizeof o->max_bytes, 0x676c);
+}
+
+static void lint_job(FileJob *j, Cache *cache)
 {
     const LintOptions *o = &j->opts;
+    arena_init(&j->arena);
+    array_init(&j->diags);
     j->src = read_file(j->path, &j->len);
     if (!j->src) {
         j->read_errno = errno ? errno : EIO;
         return;
     }
-    if (engine_lint(j->path, j->src, j->len, LANG_PYTHON, o, &j->res) < 0) j->read_errno = -1;
-    j->done = true;
+    uint64_t content = 0, skey = 0;
+    void *blob = NULL;
+    size_t blob_len = 0;
+    if (cache && j->key) {
+        content = cache_hash64(j->src, j->len, 0);
+        skey = settings_key(o);
+        if (cache_get(cache, j->key, skey, content, j->len, &blob, &blob_len) == 1) {
+            if (cache_result_decode(blob, blob_len, &j->arena, &j->diags, &j->notes, &j->flags) == 0) j->cached = true;
+            gl_free(blob);
+            blob = NULL;
+        }
+    }
+    if (!j->cached) {
+        LintResult res;
+        if (engine_lint(j->path, j->src, j->len, LANG_PYTHON, o, &res) < 0) {
+            lint_result_free(&res);
+            j->read_errno = -1;
+            return;
+        }
+        /* Keep only the findings: the result's arena also holds the file's whole IR. Going
+         * through the cache's encoding both compacts them and makes the blob to store. */
+        StrBuf sb;
+        sb_init(&sb);
+        cache_result_encode(&sb, res.diags.items, res.diags.len, res.notes,
+                            (res.syntax_error ? CACHE_RESULT_SYNTAX_ERROR : 0) | (res.skipped ? CACHE_RESULT_SKIPPED : 0));
+        lint_result_free(&res);
+        if (cache_result_decode(sb.data, sb.len, &j->arena, &j->diags, &j->notes, &j->flags) < 0) {
+            sb_free(&sb);
+            j->read_errno = -1; /* cannot happen: our own encoding */
+            return;
+        }
+        if (cache && j->key) cache_put(cache, j->key, skey, content, j->len, sb.data, sb.len);
+        sb_free(&sb);
+    }
+    if (!j->diags.len) {
+        gl_free(j->src);
+        j->src = NULL;
+    }
+}
+
+static void file_job_free(FileJob *j)
+{
+    gl_free(j->src);
+    gl_free(j->key);
+    array_free(&j->diags);
+    arena_free(&j->arena);
 }
 
 static void *pool_worker(void *arg)
@@ -145,17 +211,17 @@ static void *pool_worker(void *arg)
         uint32_t i = p->next++;
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n) return NULL;
-        lint_job(&p->jobs[i]);
+        lint_job(&p->jobs[i], p->cache);
     }
 }
 
-static void lint_all(FileJob *jobs, uint32_t n, int nthreads)
+static void lint_all(FileJob *jobs, uint32_t n, int nthreads, Cache *cache)
 {
     if (nthreads <= 1 || n < 2) {
-        for (uint32_t i = 0; i < n; i++) lint_job(&jobs[i]);
+        for (uint32_t i = 0; i < n; i++) lint_job(&jobs[i], cache);
         return;
     }
-    Pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    Pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, cache};
     if (nthreads > 64) nthreads = 64;
     pthread_t th[64];
     int started = 0;
@@ -208,7 +274,7 @@ static int cmd_check(int argc, char **argv)
     lint_options_default(&o);
     OutFormat fmt = OUT_FULL;
     bool exit_zero = false, statistics = false, color = isatty(1) && !getenv("NO_COLOR");
-    bool force_exclude = false;
+    bool force_exclude = false, use_cache = true;
     int jobs = 0;
     ConfigOverrides ov;
     config_overrides_init(&ov);
@@ -269,7 +335,7 @@ static int cmd_check(int argc, char **argv)
         } else if (!strcmp(a, "--no-color")) {
             color = false;
         } else if (!strcmp(a, "--no-cache")) {
-            /* accepted for pre-commit configs written for later versions: there is no cache yet */
+            use_cache = false;
         } else if (!strcmp(a, "--")) {
             for (i++; i < argc; i++) paths[npaths++] = argv[i];
         } else if (a[0] == '-' && a[1]) {
@@ -327,15 +393,22 @@ static int cmd_check(int argc, char **argv)
         if (config_settings_for(cfg, j->path, &s, &err) < 0) {
             /* a configuration file below the cwd that the walk did not consult (explicit paths) */
             fprintf(stderr, "gradleak: error: %s\n", err.message);
-            for (uint32_t k = 0; k < i; k++) lint_result_free(&jobsv[k].res);
+            for (uint32_t k = 0; k < i; k++) file_job_free(&jobsv[k]);
             gl_free(jobsv);
             walk_list_free(&files);
             config_free(cfg);
             return EXIT_ERROR;
         }
         settings_rules_for(s, j->path, &j->opts.rules);
+        if (use_cache) j->key = config_abspath(j->path);
     }
-    lint_all(jobsv, files.len, jobs);
+    Cache *cache = NULL;
+    if (use_cache && files.len) {
+        char *dir = cache_dir_default(top->root);
+        cache = cache_open(dir);
+        gl_free(dir);
+    }
+    lint_all(jobsv, files.len, jobs, cache);
 
     OutFile *of = gl_calloc(files.len ? files.len : 1, sizeof(OutFile));
     uint32_t nof = 0, nfind = 0;
@@ -347,14 +420,14 @@ static int cmd_check(int argc, char **argv)
             errors++;
             continue;
         }
-        if (j->res.notes && (j->res.skipped || j->res.syntax_error))
-            fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, j->res.notes);
+        if (j->notes && j->flags)
+            fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, j->notes);
         of[nof].path = j->path;
         of[nof].src = j->src;
         of[nof].len = j->len;
-        of[nof].diags = j->res.diags.items;
-        of[nof].n_diags = j->res.diags.len;
-        nfind += j->res.diags.len;
+        of[nof].diags = j->diags.items;
+        of[nof].n_diags = j->diags.len;
+        nfind += j->diags.len;
         nof++;
     }
     OutOptions oo;
@@ -367,9 +440,19 @@ static int cmd_check(int argc, char **argv)
         errors++;
     }
     fflush(stdout);
+    if (cache) {
+        if (getenv("GRADLEAK_DEBUG_CACHE")) {
+            uint32_t hits = 0;
+            for (uint32_t i = 0; i < files.len; i++) hits += jobsv[i].cached;
+            fprintf(stderr, "gradleak: cache: %u hits, %u misses%s\n", hits, files.len - hits,
+                    cache_enabled(cache) ? "" : " (cache off)");
+        }
+        cache_flush(cache);
+        if (cache_warning(cache)) fprintf(stderr, "gradleak: warning: %s\n", cache_warning(cache));
+        cache_close(cache);
+    }
     for (uint32_t i = 0; i < files.len; i++) {
-        gl_free(jobsv[i].src);
-        lint_result_free(&jobsv[i].res);
+        file_job_free(&jobsv[i]);
     }
     gl_free(jobsv);
     gl_free(of);
@@ -590,6 +673,19 @@ static int debug_bench(int argc, char **argv)
     return EXIT_CLEAN;
 }
 
+/* The cache database's health: integrity_check, schema version, journal mode, row counts. */
+static int debug_cache(int argc, char **argv)
+{
+    char *dir = argc > 0 ? gl_strdup(argv[0]) : cache_dir_default(".");
+    StrBuf out;
+    sb_init(&out);
+    int rc = cache_check(dir, &out);
+    fputs(out.data ? out.data : "", stdout);
+    sb_free(&out);
+    gl_free(dir);
+    return rc == 0 ? EXIT_CLEAN : EXIT_FINDINGS;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -615,6 +711,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[2], "ir")) return debug_ir(argc - 3, argv + 3);
         if (!strcmp(argv[2], "verify")) return debug_verify(argc - 3, argv + 3);
         if (!strcmp(argv[2], "bench")) return debug_bench(argc - 3, argv + 3);
+        if (!strcmp(argv[2], "cache")) return debug_cache(argc - 3, argv + 3);
     }
     fprintf(stderr, "gradleak: error: unknown command '%s'\nRun 'gradleak --help' for usage.\n", cmd);
     return EXIT_ERROR;
