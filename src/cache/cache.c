@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/array.h"
 #include "cache/cache.h"
 #include "cache/cache_db.h"
 
@@ -160,7 +161,7 @@ static const char schema_sql[] =
     "  settings INTEGER NOT NULL,"     /* hash of everything that changes this file's findings */
     "  content INTEGER NOT NULL,"      /* cache_hash64 of the bytes */
     "  size INTEGER NOT NULL,"
-    "  result BLOB NOT NULL,"          /* cache_result_encode */
+    "  result BLOB NOT NULL,"          /* engine/result_codec.h: lint_result_encode */
     "  checksum INTEGER NOT NULL,"     /* cache_hash64 of result: damage inside a page is a miss */
     "  used INTEGER NOT NULL,"         /* unix time of the last write */
     "  PRIMARY KEY (path, tool, settings)"

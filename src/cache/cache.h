@@ -1,4 +1,4 @@
-/* The on-disk cache of lint results: `.gradleak_cache/` (with CACHEDIR.TAG) holding one SQLite
+/* The on-disk cache of lint results (opaque blobs; engine/result_codec.h makes them): `.gradleak_cache/` (with CACHEDIR.TAG) holding one SQLite
  * database. sqlite3.h stays inside src/cache/; callers see only this header.
  *
  * A result is served when tool version, settings hash, path, size and content hash all match.
@@ -8,7 +8,7 @@
  * run starts a fresh one.
  *
  *     Cache *c = cache_open(dir);                 // never NULL
- *     if (cache_get(c, abs_path, settings, content, size, &blob, &n) == 1) { decode; gl_free(blob); }
+ *     if (cache_get(c, abs_path, settings, content, size, &blob, &n) == 1) { use blob; gl_free(blob); }
  *     cache_put(c, abs_path, settings, content, size, blob, n);   // queued in memory
  *     cache_flush(c);                             // one BEGIN IMMEDIATE transaction
  *     if (cache_warning(c)) fprintf(stderr, "gradleak: warning: %s\n", cache_warning(c));
@@ -17,8 +17,6 @@
 #ifndef GL_CACHE_H
 #define GL_CACHE_H
 
-#include "base/arena.h"
-#include "base/diag.h"
 #include "base/strbuf.h"
 
 /* Bumped whenever the tables change; an older database is rebuilt, a newer one is left alone. */
@@ -58,20 +56,7 @@ int cache_flush(Cache *c);
  * Returns 0 when the database is sound ("ok"), -1 otherwise (out says why). */
 int cache_check(const char *dir, StrBuf *out);
 
-/* ---- what is stored: a file's findings, as a self-checking blob ---- */
-
 /* 64-bit hash of data (content hashes, blob checksums). Not cryptographic. */
 uint64_t cache_hash64(const void *data, size_t len, uint64_t seed);
-
-/* Flags of a stored result, mirroring LintResult's. */
-#define CACHE_RESULT_SYNTAX_ERROR 1u
-#define CACHE_RESULT_SKIPPED 2u
-
-/* Appends the encoding of diags[0..n), notes (may be NULL) and flags to out. */
-void cache_result_encode(StrBuf *out, const Diag *diags, uint32_t n, const char *notes, uint32_t flags);
-/* Decodes a blob made by cache_result_encode into arena-owned diagnostics. Every length and count
- * is checked against the blob: damaged input answers -1 and never reads past it. */
-int cache_result_decode(const void *blob, size_t len, Arena *arena, DiagList *diags, const char **notes,
-                        uint32_t *flags);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "base/strbuf.h"
+#include "base/strmap.h"
 #include "engine/engine.h"
 #include "engine/rule_ctx.h"
 #include "engine/suppress.h"
@@ -199,6 +200,50 @@ static bool lang_skip_binary(const char *src, size_t len)
     return memchr(src, 0, n) != NULL && memchr(src, '\n', n) == NULL;
 }
 
+/* What other files linted with this one need from it (its functions' summaries), and what it needs
+ * from them (the imported names it calls). */
+static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult *out)
+{
+    out->exports = ARENA_NEW_N(&out->arena, ExportedFunc, m->funcs.len ? m->funcs.len : 1);
+    for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
+        ExportedFunc *e = &out->exports[out->n_exports];
+        if (!df_export_summary(fx, fi, &e->summary)) continue;
+        e->name = arena_strdup(&out->arena, m->funcs.items[fi]->name);
+        out->n_exports++;
+    }
+    StrMap seen;
+    strmap_init(&seen);
+    Array(ImportedCall) calls;
+    array_init(&calls);
+    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        const FuncFacts *ff = &fx->funcs[fi];
+        for (uint32_t op = 0; op < f->ops.len; op++) {
+            const IrOp *o = &f->ops.items[op];
+            if (o->kind != IR_CALL || o->a == IR_NONE || !ff->reached[op]) continue;
+            const char *q = f->ops.items[o->a].qual;
+            if (!q || !strncmp(q, "torch.", 6)) continue;
+            uint32_t k = strmap_get(&seen, q, strlen(q));
+            if (k == UINT32_MAX) {
+                ImportedCall ic = {arena_strdup(&out->arena, q), false, false};
+                strmap_put(&seen, q, strlen(q), k = calls.len);
+                array_push(&calls, ic);
+            }
+            for (uint32_t i = 0; i < o->nargs; i++) {
+                if (f->kw.items[o->args + i]) continue;
+                const AVal *a = &ff->val[f->args.items[o->args + i]];
+                if (GL_MAX(a->grad, a->elem) >= G_POST) calls.items[k].graph_arg = true;
+                if (a->kind == VK_MODULE || (a->flags & VF_MAYBE_MODULE)) calls.items[k].module_arg = true;
+            }
+        }
+    }
+    out->calls = ARENA_NEW_N(&out->arena, ImportedCall, calls.len ? calls.len : 1);
+    if (calls.len) memcpy(out->calls, calls.items, sizeof(ImportedCall) * calls.len);
+    out->n_calls = calls.len;
+    array_free(&calls);
+    strmap_free(&seen);
+}
+
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out)
 {
@@ -221,15 +266,20 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
         out->notes = "skipped: looks like a binary file (NUL bytes, no newline)";
         return 0;
     }
+    /* the syntax, IR and facts die with this call; what outlives it (findings, summaries) is in
+     * out->arena: a project's results stay small while the whole project is linted */
+    Arena scratch;
+    arena_init(&scratch);
     IrModule m;
     memset(&m, 0, sizeof m);
-    m.arena = &out->arena;
+    m.arena = &scratch;
     m.path = path;
     m.src = src;
     m.len = len;
     int rc = py_lower(&m, 10u * 1000 * 1000, NULL);
     if (rc < 0) {
         ir_module_free(&m);
+        arena_free(&scratch);
         out->skipped = true;
         out->notes = rc == -2 ? "skipped: parsing took longer than the 10 s budget" : "skipped: the parser failed";
         return 0;
@@ -243,7 +293,10 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     }
     Facts fx;
     memset(&fx, 0, sizeof fx);
+    fx.ext = o->ext;
+    fx.ext_ctx = o->ext_ctx;
     df_analyse(&m, &fx);
+    engine__project_facts(&m, &fx, out);
     RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0};
     for (int i = 0; i < RULE_COUNT; i++) {
         if (!o->rules.on[i] || i == RULE_GL901) continue;
@@ -284,6 +337,7 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     if (out->diags.len) qsort(out->diags.items, out->diags.len, sizeof(Diag), diag_cmp);
     df_facts_free(&fx);
     ir_module_free(&m);
+    arena_free(&scratch);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "base/arena.h"
 #include "base/diag.h"
 #include "engine/rules.h"
+#include "ir/dataflow.h"
 
 typedef enum SourceLang { LANG_PYTHON, LANG_CXX } SourceLang;
 
@@ -12,7 +13,23 @@ typedef struct LintOptions {
     RuleSet rules;       /* enabled rules */
     bool trace;          /* attach dataflow traces to findings */
     uint32_t max_bytes;  /* files larger than this are skipped with a note (0 = default 8 MiB) */
+    ExternLookup ext;    /* optional: summaries of functions in the other files linted together */
+    void *ext_ctx;
 } LintOptions;
+
+/* An imported name the file calls ("utils.f"), with what its call sites pass: a summary can change
+ * their results only in some cases (a sanitizer matters where a graph is passed in). */
+typedef struct ImportedCall {
+    const char *qual;
+    bool graph_arg;  /* some call passes a value with a graph (live or post-backward) */
+    bool module_arg; /* some call passes a module */
+} ImportedCall;
+
+/* A top-level function's summary, for the files that import it (see engine/project.h). */
+typedef struct ExportedFunc {
+    const char *name;
+    ExternSummary summary;
+} ExportedFunc;
 
 /* Everything one file's lint produced. Owns its memory: free with lint_result_free. */
 typedef struct LintResult {
@@ -21,6 +38,10 @@ typedef struct LintResult {
     const char *notes;    /* tool notes about this file ("syntax error at 3:5: linted around it"), or NULL */
     bool syntax_error;
     bool skipped;         /* too large / binary */
+    ExportedFunc *exports; /* summaries of the file's top-level functions */
+    uint32_t n_exports;
+    ImportedCall *calls;  /* the imported callables the file calls, each name once */
+    uint32_t n_calls;
 } LintResult;
 
 void lint_options_default(LintOptions *o); /* every rule on */

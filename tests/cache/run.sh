@@ -97,7 +97,9 @@ if want cache-1; then
     [[ $tag == "Signature: 8a477f597d28d172789f06886806bc55" && -f $T/tree/.gradleak_cache/.gitignore ]] &&
         ok cache-1.2 || fail cache-1.2 "CACHEDIR.TAG: '$tag'"
     chk=$("$GRADLEAK" debug cache "$T/tree/.gradleak_cache")
-    [[ $chk == *"integrity: ok"* && $chk == *"schema version: 1"* && $chk == *"journal mode: wal"* && $chk == *"files: $nfiles"* ]] &&
+    rows=$(printf '%s\n' "$chk" | sed -n 's/^files: //p')
+    # one row per file, and one more per file linted again with other files' summaries
+    [[ $chk == *"integrity: ok"* && $chk == *"schema version: 1"* && $chk == *"journal mode: wal"* && ${rows:-0} -ge $nfiles ]] &&
         ok cache-1.3 || fail cache-1.3 "debug cache: $chk"
     run GRADLEAK_DEBUG_CACHE=1 --
     if same_as_reference cache-1.4 && [[ $(hits) == "$nfiles 0" ]]; then ok cache-1.4; else fail cache-1.4 "warm run: $(hits) (want $nfiles 0)"; fi
@@ -295,6 +297,47 @@ if want cache-6; then
     [ "$warned" = 0 ] && ok cache-6.2 || fail cache-6.2 "$warned of 400 runs warned: $(cat "$T"/c*.err | grep cache | head -2)"
     chk=$("$GRADLEAK" debug cache "$T/tree/.gradleak_cache")
     [[ $chk == *"integrity: ok"* ]] && ok cache-6.3 || fail cache-6.3 "$chk"
+fi
+
+# ---- files linted together: a file's findings depend on the helpers it imports -------------------
+if want cache-7; then
+    P=$T/xfile
+    rm -rf "$P" && mkdir -p "$P"
+    cat >"$P/train.py" <<'EOF'
+from utils import total_loss
+
+
+def run(model, loader):
+    model.eval()
+    agg = 0
+    for x in loader:
+        agg += total_loss(model, x)
+    return agg
+EOF
+    keep='def total_loss(model, x):\n    return model(x).sum()\n'
+    drop='def total_loss(model, x):\n    return model(x).sum().item()\n'
+    printf "$keep" >"$P/utils.py"
+    (cd "$P" && "$GRADLEAK" check --no-cache --output-format concise >"$T/x.ref" 2>&1)
+    xref_rc=$?
+    (cd "$P" && "$GRADLEAK" check --output-format concise >"$T/x.out" 2>&1)
+    x_rc=$?
+    [[ $xref_rc == 1 && $x_rc == 1 && $(cat "$T/x.out") == "$(cat "$T/x.ref")" && $(cat "$T/x.out") == *"train.py:8:9: GL101"* ]] &&
+        ok cache-7.1 || fail cache-7.1 "cold: rc=$x_rc $(cat "$T/x.out")"
+    # only the helper changes: train.py's bytes are the same, its finding must go
+    printf "$drop" >"$P/utils.py"
+    (cd "$P" && "$GRADLEAK" check --no-cache --output-format concise >"$T/x.ref" 2>&1)
+    xref_rc=$?
+    (cd "$P" && GRADLEAK_DEBUG_CACHE=1 "$GRADLEAK" check --output-format concise >"$T/x.out" 2>"$T/x.err")
+    x_rc=$?
+    [[ $xref_rc == 0 && $x_rc == 0 && $(cat "$T/x.out") == "$(cat "$T/x.ref")" ]] &&
+        ok cache-7.2 || fail cache-7.2 "after the helper changed: rc=$x_rc $(cat "$T/x.out") (want: $(cat "$T/x.ref"))"
+    # and back: train.py's lint with the first helper's summary is still stored (utils.py's own row
+    # was replaced by its newer content: one row per path and settings)
+    printf "$keep" >"$P/utils.py"
+    (cd "$P" && GRADLEAK_DEBUG_CACHE=1 "$GRADLEAK" check --output-format concise >"$T/x.out" 2>"$T/x.err")
+    x_rc=$?
+    [[ $x_rc == 1 && $(cat "$T/x.out") == *"train.py:8:9: GL101"* && $(cat "$T/x.err") == *"1 hits, 1 misses"* ]] &&
+        ok cache-7.3 || fail cache-7.3 "back to the first helper: rc=$x_rc $(cat "$T/x.out") $(cat "$T/x.err")"
 fi
 
 if [ "$nfail" -gt 0 ]; then exit 1; fi

@@ -1,4 +1,5 @@
-/* Unit tests for src/cache/: the result encoding (round trip, damaged blobs), the hash, get/put
+/* Unit tests for src/cache/ and the result encoding it stores (engine/result_codec.c: round trip,
+ * damaged blobs), the hash, get/put
  * through a real database, and the validation history. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include "count_alloc.h"
 #include "cache/cache.h"
 #include "cache/history.h"
+#include "engine/result_codec.h"
 
 static void make_diags(Arena *a, DiagList *l)
 {
@@ -44,29 +46,45 @@ static void make_diags(Arena *a, DiagList *l)
 static void test_roundtrip(void **state)
 {
     (void)state;
-    Arena a;
-    arena_init(&a);
-    DiagList in;
-    make_diags(&a, &in);
+    LintResult in;
+    memset(&in, 0, sizeof in);
+    arena_init(&in.arena);
+    make_diags(&in.arena, &in.diags);
+    in.notes = "syntax error at 3:5";
+    in.syntax_error = true;
+    in.n_exports = 1;
+    in.exports = ARENA_NEW(&in.arena, ExportedFunc);
+    in.exports[0].name = "repackage_hidden";
+    in.exports[0].summary = (ExternSummary){1, 2, 3, 4, 0x1234, 0x8001, 0x81};
+    in.n_calls = 2;
+    in.calls = ARENA_NEW_N(&in.arena, ImportedCall, 2);
+    in.calls[0] = (ImportedCall){"utils.f", true, false};
+    in.calls[1] = (ImportedCall){".helpers.g", false, true};
     StrBuf sb;
     sb_init(&sb);
-    cache_result_encode(&sb, in.items, in.len, "syntax error at 3:5", CACHE_RESULT_SYNTAX_ERROR);
-    Arena b;
-    arena_init(&b);
-    DiagList out;
-    const char *notes;
-    uint32_t flags;
-    assert_int_equal(cache_result_decode(sb.data, sb.len, &b, &out, &notes, &flags), 0);
-    assert_int_equal(out.len, 2);
-    assert_string_equal(notes, "syntax error at 3:5");
-    assert_int_equal(flags, CACHE_RESULT_SYNTAX_ERROR);
-    const Diag *d = &out.items[0];
+    lint_result_encode(&sb, &in);
+    LintResult out;
+    assert_int_equal(lint_result_decode(sb.data, sb.len, &out), 0);
+    assert_int_equal(out.diags.len, 2);
+    assert_string_equal(out.notes, "syntax error at 3:5");
+    assert_true(out.syntax_error);
+    assert_false(out.skipped);
+    assert_int_equal(out.n_exports, 1);
+    assert_string_equal(out.exports[0].name, "repackage_hidden");
+    const ExternSummary *es = &out.exports[0].summary;
+    assert_true(es->kind == 1 && es->grad == 2 && es->elem == 3 && es->nparams == 4 && es->flags == 0x1234 &&
+                es->pmask == 0x8001 && es->cmask == 0x81);
+    assert_int_equal(out.n_calls, 2);
+    assert_string_equal(out.calls[1].qual, ".helpers.g");
+    assert_true(out.calls[0].graph_arg && !out.calls[0].module_arg);
+    assert_true(!out.calls[1].graph_arg && out.calls[1].module_arg);
+    const Diag *d = &out.diags.items[0];
     assert_int_equal(d->rule, 3);
     assert_int_equal(d->severity, SEV_WARNING);
     assert_int_equal(d->growth, GROWTH_HOST);
-    assert_memory_equal(&d->span, &in.items[0].span, sizeof(Span));
-    assert_string_equal(d->message, in.items[0].message);
-    assert_string_equal(d->hint, in.items[0].hint);
+    assert_memory_equal(&d->span, &in.diags.items[0].span, sizeof(Span));
+    assert_string_equal(d->message, in.diags.items[0].message);
+    assert_string_equal(d->hint, in.diags.items[0].hint);
     assert_int_equal(d->n_related, 2);
     assert_string_equal(d->related[1].message, "\xc3\xa9 unicode");
     assert_int_equal(d->related[1].span.start, 5);
@@ -75,21 +93,19 @@ static void test_roundtrip(void **state)
     assert_string_equal(d->fix->edits[0].text, "loss.item()");
     assert_string_equal(d->trace, "loop at line 2");
     assert_int_equal(d->loop_line, 2);
-    assert_null(out.items[1].hint);
-    assert_null(out.items[1].fix);
-    assert_null(out.items[1].trace);
-    array_free(&out);
-    arena_free(&b);
+    assert_null(out.diags.items[1].hint);
+    assert_null(out.diags.items[1].fix);
+    assert_null(out.diags.items[1].trace);
+    lint_result_free(&out);
 
     /* every truncation and many single-byte changes: decode fails cleanly or gives a result,
      * never reads past the blob (ASan watches) */
     for (size_t cut = 0; cut < sb.len; cut++) {
         char *copy = gl_malloc(cut ? cut : 1);
         memcpy(copy, sb.data, cut);
-        arena_init(&b);
-        assert_int_equal(cache_result_decode(copy, cut, &b, &out, &notes, &flags), -1);
-        assert_int_equal(out.len, 0);
-        arena_free(&b);
+        assert_int_equal(lint_result_decode(copy, cut, &out), -1);
+        assert_int_equal(out.diags.len, 0);
+        lint_result_free(&out);
         gl_free(copy);
     }
     uint64_t seed = 42;
@@ -98,19 +114,16 @@ static void test_roundtrip(void **state)
         memcpy(copy, sb.data, sb.len);
         seed = seed * 6364136223846793005ull + 1;
         copy[(seed >> 33) % sb.len] ^= (char)(1 + (seed >> 20) % 255);
-        arena_init(&b);
-        if (cache_result_decode(copy, sb.len, &b, &out, &notes, &flags) == 0) array_free(&out);
-        arena_free(&b);
+        lint_result_decode(copy, sb.len, &out);
+        lint_result_free(&out);
         gl_free(copy);
     }
     /* a huge count is refused before any allocation */
-    static const unsigned char huge[] = {'G', 'L', 'R', '1', 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
-    arena_init(&b);
-    assert_int_equal(cache_result_decode(huge, sizeof huge, &b, &out, &notes, &flags), -1);
-    arena_free(&b);
+    static const unsigned char huge[] = {'G', 'L', 'R', '2', 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
+    assert_int_equal(lint_result_decode(huge, sizeof huge, &out), -1);
+    lint_result_free(&out);
     sb_free(&sb);
-    array_free(&in);
-    arena_free(&a);
+    lint_result_free(&in);
 }
 
 static void test_hash(void **state)

@@ -280,13 +280,21 @@ static void py__record_import(Lower *L, const char *local, const char *qual)
     strmap_put(&L->imports, local, strlen(local), L->import_quals.len - 1);
 }
 
+/* "pkg" + "f" -> "pkg.f"; "." + "f" -> ".f" (a bare relative prefix already ends in a dot) */
+static const char *py__join_module(Lower *L, const char *module, const char *name)
+{
+    size_t n = strlen(module);
+    return arena_printf(L->arena, n && module[n - 1] == '.' ? "%s%s" : "%s.%s", module, name);
+}
+
 static void py__import(Lower *L, TSNode n, PyNodeKind k)
 {
     uint32_t first = py__children(L, n);
     const char *module = NULL;
     if (k == PN_IMPORT_FROM_STATEMENT) {
         TSNode mn = ts_node_child_by_field_id(n, fid_module_name);
-        if (py__kind(mn) == PN_DOTTED_NAME) module = py__text(L, mn);
+        /* `from .utils import f` keeps its dots: ".utils.f" (the project pass resolves them) */
+        if (py__kind(mn) == PN_DOTTED_NAME || py__kind(mn) == PN_RELATIVE_IMPORT) module = py__text(L, mn);
     }
     for (uint32_t i = first; i < L->kids.len; i++) {
         TSNode c = L->kids.items[i];
@@ -300,13 +308,13 @@ static void py__import(Lower *L, TSNode n, PyNodeKind k)
                 const char *local = dot ? arena_strndup(L->arena, name, (size_t)(dot - name)) : name;
                 py__record_import(L, local, local);
             } else if (module) {
-                py__record_import(L, name, arena_printf(L->arena, "%s.%s", module, name));
+                py__record_import(L, name, py__join_module(L, module, name));
             }
         } else if (ck == PN_ALIASED_IMPORT) {
             TSNode nm = ts_node_child_by_field_id(c, fid_name), al = ts_node_child_by_field_id(c, fid_alias);
             if (ts_node_is_null(nm) || ts_node_is_null(al)) continue;
             const char *name = py__text(L, nm);
-            const char *qual = module ? arena_printf(L->arena, "%s.%s", module, name) : name;
+            const char *qual = module ? py__join_module(L, module, name) : name;
             py__record_import(L, py__text(L, al), qual);
         }
     }

@@ -1,72 +1,9 @@
-/* A file's lint result as bytes (what the cache stores), and the hash used for keys and checksums. */
-#include "cache/cache.h"
-
-/* ---- hashing: one lane of xxHash64's structure; fast, and good enough for cache keys ---- */
-
-#define P1 0x9E3779B185EBCA87ull
-#define P2 0xC2B2AE3D27D4EB4Full
-#define P3 0x165667B19E3779F9ull
-#define P4 0x85EBCA77C2B2AE63ull
-#define P5 0x27D4EB2F165667C5ull
-
-static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-static uint64_t load64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static uint64_t round64(uint64_t acc, uint64_t input)
-{
-    acc += input * P2;
-    acc = rotl64(acc, 31);
-    return acc * P1;
-}
-
-uint64_t cache_hash64(const void *data, size_t len, uint64_t seed)
-{
-    const unsigned char *p = data;
-    size_t n = len;
-    /* four independent accumulators, as xxHash64, so the multiplies overlap */
-    uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
-    uint64_t h;
-    if (n >= 32) {
-        while (n >= 32) {
-            v1 = round64(v1, load64(p));
-            v2 = round64(v2, load64(p + 8));
-            v3 = round64(v3, load64(p + 16));
-            v4 = round64(v4, load64(p + 24));
-            p += 32, n -= 32;
-        }
-        h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
-        uint64_t vs[4] = {v1, v2, v3, v4};
-        for (int i = 0; i < 4; i++) h = (h ^ round64(0, vs[i])) * P1 + P4;
-    } else {
-        h = seed + P5;
-    }
-    h += (uint64_t)len;
-    while (n >= 8) {
-        h ^= round64(0, load64(p));
-        h = rotl64(h, 27) * P1 + P4;
-        p += 8, n -= 8;
-    }
-    while (n--) {
-        h ^= (*p++) * P5;
-        h = rotl64(h, 11) * P1;
-    }
-    h ^= h >> 33;
-    h *= P2;
-    h ^= h >> 29;
-    h *= P3;
-    h ^= h >> 32;
-    return h;
-}
+/* A file's lint result as bytes: what the cache stores, and how the CLI keeps results compact. */
+#include "engine/result_codec.h"
 
 /* ---- encoding: little-endian u32s and length-prefixed strings (0xFFFFFFFF = NULL) ---- */
 
-#define BLOB_MAGIC "GLR1"
+#define BLOB_MAGIC "GLR2"
 #define NO_STRING 0xFFFFFFFFu
 
 static void put_u32(StrBuf *b, uint32_t v)
@@ -92,11 +29,29 @@ static void put_span(StrBuf *b, const Span *s)
     put_u32(b, s->end_row), put_u32(b, s->end_col);
 }
 
-void cache_result_encode(StrBuf *out, const Diag *diags, uint32_t n, const char *notes, uint32_t flags)
+static void put_summary(StrBuf *b, const ExternSummary *s)
 {
+    put_u32(b, s->kind), put_u32(b, s->grad), put_u32(b, s->elem), put_u32(b, s->nparams);
+    put_u32(b, s->flags), put_u32(b, s->pmask), put_u32(b, s->cmask);
+}
+
+void lint_result_encode(StrBuf *out, const LintResult *r)
+{
+    const Diag *diags = r->diags.items;
+    uint32_t n = r->diags.len;
     sb_append(out, BLOB_MAGIC, 4);
-    put_u32(out, flags);
-    put_str(out, notes);
+    put_u32(out, (r->syntax_error ? 1u : 0u) | (r->skipped ? 2u : 0u));
+    put_str(out, r->notes);
+    put_u32(out, r->n_exports);
+    for (uint32_t i = 0; i < r->n_exports; i++) {
+        put_str(out, r->exports[i].name);
+        put_summary(out, &r->exports[i].summary);
+    }
+    put_u32(out, r->n_calls);
+    for (uint32_t i = 0; i < r->n_calls; i++) {
+        put_str(out, r->calls[i].qual);
+        put_u32(out, (r->calls[i].graph_arg ? 1u : 0u) | (r->calls[i].module_arg ? 2u : 0u));
+    }
     put_u32(out, n);
     for (uint32_t i = 0; i < n; i++) {
         const Diag *d = &diags[i];
@@ -174,16 +129,48 @@ static void get_span(Reader *r, Span *s)
     s->end_row = get_u32(r), s->end_col = get_u32(r);
 }
 
-int cache_result_decode(const void *blob, size_t len, Arena *arena, DiagList *diags, const char **notes,
-                        uint32_t *flags)
+/* A summary field that must fit its type. */
+static uint32_t get_small(Reader *r, uint32_t max)
 {
-    array_init(diags);
-    *notes = NULL;
-    *flags = 0;
+    uint32_t v = get_u32(r);
+    if (v > max) r->bad = true;
+    return v;
+}
+
+int lint_result_decode(const void *blob, size_t len, LintResult *out)
+{
+    memset(out, 0, sizeof *out);
+    arena_init(&out->arena);
+    array_init(&out->diags);
+    Arena *arena = &out->arena;
+    DiagList *diags = &out->diags;
     if (!blob || len < 4 || memcmp(blob, BLOB_MAGIC, 4) != 0) return -1;
     Reader r = {(const unsigned char *)blob + 4, (const unsigned char *)blob + len, false, arena};
     uint32_t fl = get_u32(&r);
     const char *nt = get_str(&r);
+    out->n_exports = get_count(&r, 32);
+    out->exports = ARENA_NEW_N(arena, ExportedFunc, out->n_exports ? out->n_exports : 1);
+    for (uint32_t i = 0; i < out->n_exports && !r.bad; i++) {
+        ExportedFunc *e = &out->exports[i];
+        e->name = get_str(&r);
+        if (!e->name) r.bad = true;
+        e->summary.kind = (uint8_t)get_small(&r, 0xff);
+        e->summary.grad = (uint8_t)get_small(&r, 0xff);
+        e->summary.elem = (uint8_t)get_small(&r, 0xff);
+        e->summary.nparams = (uint8_t)get_small(&r, 0xff);
+        e->summary.flags = (uint16_t)get_small(&r, 0xffff);
+        e->summary.pmask = (uint16_t)get_small(&r, 0xffff);
+        e->summary.cmask = (uint8_t)get_small(&r, 0xff);
+    }
+    out->n_calls = get_count(&r, 8);
+    out->calls = ARENA_NEW_N(arena, ImportedCall, out->n_calls ? out->n_calls : 1);
+    for (uint32_t i = 0; i < out->n_calls && !r.bad; i++) {
+        out->calls[i].qual = get_str(&r);
+        uint32_t f = get_small(&r, 3);
+        if (!out->calls[i].qual) r.bad = true;
+        out->calls[i].graph_arg = f & 1;
+        out->calls[i].module_arg = (f & 2) != 0;
+    }
     uint32_t n = get_count(&r, 16);
     for (uint32_t i = 0; i < n && !r.bad; i++) {
         Diag d;
@@ -228,11 +215,15 @@ int cache_result_decode(const void *blob, size_t len, Arena *arena, DiagList *di
         d.loop_line = get_u32(&r);
         if (!r.bad) array_push(diags, d);
     }
-    if (r.bad || r.p != r.end || (fl & ~(CACHE_RESULT_SYNTAX_ERROR | CACHE_RESULT_SKIPPED))) {
-        array_free(diags);
+    if (r.bad || r.p != r.end || (fl & ~3u)) {
+        lint_result_free(out);
+        memset(out, 0, sizeof *out);
+        arena_init(&out->arena);
+        array_init(&out->diags);
         return -1;
     }
-    *notes = nt;
-    *flags = fl;
+    out->notes = nt;
+    out->syntax_error = fl & 1;
+    out->skipped = (fl & 2) != 0;
     return 0;
 }
