@@ -59,6 +59,28 @@ void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...)
     va_end(ap);
 }
 
+void rule_trace_value(RuleCtx *c, Diag *d, const IrFunc *f, const char *role, uint32_t op, const AVal *v)
+{
+    if (!c->opts->trace) return;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "%s", role);
+    if (op < f->ops.len) sb_printf(&sb, " '%s' (line %u)", rule_text(c, f, op), f->ops.items[op].span.row + 1);
+    sb_printf(&sb, ": %s, %s", df_kind_name(v->kind), df_grad_name(v->grad));
+    if (v->kind == VK_CONTAINER) sb_printf(&sb, ", items %s", df_grad_name(v->elem));
+    if (v->src != IR_NONE && v->src < f->ops.len)
+        sb_printf(&sb, "; graph from '%s' (line %u)", rule_text(c, f, v->src), f->ops.items[v->src].span.row + 1);
+    if (v->carried == CARRIED_CALLS) sb_puts(&sb, "; kept in an attribute from one call to the next");
+    else if (v->carried != IR_NONE && v->carried < f->loops.len)
+        sb_printf(&sb, "; carried around the loop at line %u", f->loops.items[v->carried].span.row + 1);
+    if (v->flags & VF_MODEL_OUT) sb_puts(&sb, "; model output");
+    if (v->flags & VF_ZERO_DIM) sb_puts(&sb, "; 0-dim");
+    if (v->flags & VF_OUTER) sb_puts(&sb, "; lives outside this call");
+    if (v->flags & VF_OPAQUE) sb_puts(&sb, "; returned by an imported function gradleak was not given");
+    rule_trace(c, d, "%s", sb.data);
+    sb_free(&sb);
+}
+
 void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...)
 {
     if (!c->opts->trace) return;
@@ -113,6 +135,10 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
                                 t->call, f->qualname, t->why_func);
             }
             rule_hint(c, d, "%s", t->hint);
+            uint32_t rs, re;
+            const char *text;
+            if ((o->flags & IR_F_STMT) && rule_stmt_removal(c, o->span, &rs, &re, &text))
+                rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Remove `%s`", t->call), rs, re, text);
         }
     }
 }
@@ -244,13 +270,60 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
     strmap_free(&seen);
 }
 
+struct LintDoc {
+    PyTree *tree; /* NULL until a successful parse, and after a reset */
+};
+
+LintDoc *lint_doc_new(void) { return gl_calloc(1, sizeof(LintDoc)); }
+
+void lint_doc_free(LintDoc *d)
+{
+    if (!d) return;
+    py_tree_free(d->tree);
+    gl_free(d);
+}
+
+void lint_doc_edit(LintDoc *d, const char *old_src, size_t old_len, uint32_t start, uint32_t old_end,
+                   const char *text, size_t text_len)
+{
+    py_tree_edit(d->tree, old_src, old_len, start, old_end, text, text_len);
+}
+
+void lint_doc_reset(LintDoc *d)
+{
+    py_tree_free(d->tree);
+    d->tree = NULL;
+}
+
+static int engine__lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                        LintResult *out, PyTree **tree);
+
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out)
+{
+    return engine__lint(path, src, len, lang, o, out, NULL);
+}
+
+int engine_lint_doc(LintDoc *d, const char *path, const char *src, size_t len, SourceLang lang,
+                    const LintOptions *o, LintResult *out)
+{
+    return engine__lint(path, src, len, lang, o, out, &d->tree);
+}
+
+/* tree: NULL for a one-shot lint; otherwise the document's kept tree, reused and replaced. */
+static int engine__lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                        LintResult *out, PyTree **tree)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->arena);
     array_init(&out->diags);
     uint32_t max = o->max_bytes ? o->max_bytes : 8u << 20;
+    bool lintable = len <= max && lang == LANG_PYTHON && !lang_skip_binary(src, len);
+    if (tree && !lintable) {
+        /* the kept tree no longer matches any parse we make: drop it */
+        py_tree_free(*tree);
+        *tree = NULL;
+    }
     if (len > max) {
         out->skipped = true;
         out->notes = arena_printf(&out->arena, "skipped: %zu bytes is over the %u-byte limit (--max-file-size)", len, max);
@@ -276,12 +349,15 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     m.path = path;
     m.src = src;
     m.len = len;
-    int rc = py_lower(&m, 10u * 1000 * 1000, NULL);
+    int rc = tree ? py_lower_reuse(&m, tree, 10u * 1000 * 1000, NULL) : py_lower(&m, 10u * 1000 * 1000, NULL);
     if (rc < 0) {
         ir_module_free(&m);
         arena_free(&scratch);
         out->skipped = true;
-        out->notes = rc == -2 ? "skipped: parsing took longer than the 10 s budget" : "skipped: the parser failed";
+        out->notes = rc == PY_ERR_TIMEOUT      ? "skipped: parsing took longer than the 10 s budget"
+                     : rc == PY_ERR_TREE_LIMIT ? "skipped: a syntax error too large for the parser (over 65,535 "
+                                                 "tokens in one broken region); fix the syntax to lint this file"
+                                               : "skipped: the parser failed";
         return 0;
     }
     if (m.error_spans.len) {
@@ -289,6 +365,7 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
         for (uint32_t k = 1; k < m.error_spans.len; k++)
             if (m.error_spans.items[k].start < e.start) e = m.error_spans.items[k];
         out->syntax_error = true;
+        out->n_syntax_errors = m.error_spans.len;
         out->notes = arena_printf(&out->arena, "syntax error at %u:%u: linted around it", e.row + 1, e.col + 1);
     }
     Facts fx;
@@ -306,8 +383,7 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
         if (!o->trace) continue;
         for (uint32_t k = before; k < out->diags.len; k++) {
             Diag *d = &out->diags.items[k];
-            if (d->trace) continue;
-            /* the loop kinds around the finding: what made the loop a step/feedback loop */
+            /* the loop kind behind the finding: what made the loop a step/feedback loop */
             for (uint32_t fi = 0; fi < m.funcs.len; fi++) {
                 const IrFunc *f = m.funcs.items[fi];
                 for (uint32_t li = 0; li < f->loops.len; li++) {
@@ -334,6 +410,11 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     }
     out->diags.len = keep;
     suppress_apply(&m, o, &out->arena, &out->diags);
+    if (m.comments.len) {
+        out->comments = ARENA_NEW_N(&out->arena, Span, m.comments.len);
+        memcpy(out->comments, m.comments.items, sizeof(Span) * m.comments.len);
+        out->n_comments = m.comments.len;
+    }
     if (out->diags.len) qsort(out->diags.items, out->diags.len, sizeof(Diag), diag_cmp);
     df_facts_free(&fx);
     ir_module_free(&m);

@@ -36,7 +36,10 @@ typedef struct LintResult {
     Arena arena;          /* diagnostics, messages, fixes live here */
     DiagList diags;       /* sorted by position, suppressions applied */
     const char *notes;    /* tool notes about this file ("syntax error at 3:5: linted around it"), or NULL */
+    Span *comments;       /* every comment of the file, in source order (for editors adding a noqa) */
+    uint32_t n_comments;
     bool syntax_error;
+    uint32_t n_syntax_errors; /* ERROR/MISSING regions (fix_file reverts a fix that adds one) */
     bool skipped;         /* too large / binary */
     ExportedFunc *exports; /* summaries of the file's top-level functions */
     uint32_t n_exports;
@@ -50,5 +53,19 @@ void lint_options_default(LintOptions *o); /* every rule on */
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out);
 void lint_result_free(LintResult *r);
+
+/* One document linted again after each edit (the LSP): it keeps the syntax tree, so a re-lint
+ * parses incrementally. Not thread-safe; one per document. */
+typedef struct LintDoc LintDoc;
+LintDoc *lint_doc_new(void);
+void lint_doc_free(LintDoc *d);
+/* Bytes [start, old_end) of old_src (the text before this edit) become text[0..text_len). Call once
+ * per edit, in order, between lints. */
+void lint_doc_edit(LintDoc *d, const char *old_src, size_t old_len, uint32_t start, uint32_t old_end,
+                   const char *text, size_t text_len);
+void lint_doc_reset(LintDoc *d); /* the whole text was replaced: the next lint parses from scratch */
+/* engine_lint for the document's current text src[0..len) (the text the recorded edits lead to). */
+int engine_lint_doc(LintDoc *d, const char *path, const char *src, size_t len, SourceLang lang,
+                    const LintOptions *o, LintResult *out);
 
 #endif
