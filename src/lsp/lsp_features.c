@@ -1,7 +1,9 @@
 /* What the LSP client sees of a lint: diagnostics, code actions (fix, noqa, fix-all) and hover. */
 #include <ctype.h>
+#include <stdio.h>
 #include <strings.h>
 #include "base/strbuf.h"
+#include "engine/fix.h"
 #include "engine/suppress.h"
 #include "lsp/lsp_int.h"
 #include "out/out.h"
@@ -176,24 +178,39 @@ static bool lsp__diag_matches(const LspServer *s, const LspDoc *d, const Diag *g
     return false;
 }
 
-/* All safe fixes of the document that do not overlap an earlier one, as one list of edits. */
-static json_t *lsp__fix_all_edits(const LspServer *s, const LspDoc *d, uint32_t *n_fixes)
+/* Every safe fix of the document applied to a fixed point by the fix engine (engine/fix.h: fixes
+ * never overlap, passes re-lint, a pass that breaks the syntax reverts everything), as one edit
+ * from the first changed byte to the last. NULL when nothing applies. */
+static json_t *lsp__fix_all_edits(LspServer *s, const LspDoc *d, uint32_t *n_fixes)
 {
-    json_t *edits = json_array();
-    uint32_t last_end = 0;
-    bool any = false;
     *n_fixes = 0;
-    for (uint32_t i = 0; i < d->result.diags.len; i++) {
-        const Fix *f = d->result.diags.items[i].fix;
-        if (!f || f->safety != FIX_SAFE || !f->n_edits) continue;
-        if (any && f->edits[0].start < last_end) continue;
-        json_t *fe = lsp__edits_json(s, d, f->edits, f->n_edits);
-        json_array_extend(edits, fe);
-        json_decref(fe);
-        last_end = f->edits[f->n_edits - 1].end;
-        any = true;
-        (*n_fixes)++;
+    bool any = false;
+    for (uint32_t i = 0; i < d->result.diags.len && !any; i++)
+        any = d->result.diags.items[i].fix && fix_applicable(d->result.diags.items[i].fix, false);
+    LintOptions lo;
+    if (!any || !lsp_options_for(s, d, &lo)) return NULL;
+    FixOptions fo;
+    fix_options_default(&fo);
+    FixOutcome r;
+    if (fix_file(d->path, d->text.data, d->text.len, LANG_PYTHON, &lo, &fo, &r) != 0) return NULL;
+    json_t *edits = NULL;
+    if (r.reverted) {
+        fprintf(stderr, "gradleak lsp: fix-all not offered for %s: %s\n", d->path, r.error);
+    } else if (r.changed) {
+        const char *a = d->text.data, *b = r.src;
+        size_t na = d->text.len, nb = r.len, pre = 0, suf = 0;
+        while (pre < na && pre < nb && a[pre] == b[pre]) pre++;
+        while (suf < na - pre && suf < nb - pre && a[na - 1 - suf] == b[nb - 1 - suf]) suf++;
+        /* keep UTF-8 sequences whole at both ends of the edit */
+        while (pre > 0 && ((unsigned char)a[pre] & 0xC0) == 0x80) pre--;
+        while (suf > 0 && ((unsigned char)a[na - suf] & 0xC0) == 0x80) suf--;
+        char *text = gl_strndup(b + pre, nb - pre - suf);
+        Edit e = {(uint32_t)pre, (uint32_t)(na - suf), text};
+        edits = lsp__edits_json(s, d, &e, 1);
+        gl_free(text);
+        *n_fixes = r.applied;
     }
+    fix_outcome_free(&r);
     return edits;
 }
 
@@ -256,12 +273,10 @@ json_t *lsp_code_actions(LspServer *s, json_t *params, RpcError *e)
     if (lsp__kind_wanted(only, "source.fixAll.gradleak")) {
         uint32_t n = 0;
         json_t *edits = lsp__fix_all_edits(s, d, &n);
-        if (n) {
+        if (edits) {
             char title[80];
             snprintf(title, sizeof title, "gradleak: fix all (%u safe fix%s)", n, n == 1 ? "" : "es");
             json_array_append_new(actions, lsp__action(title, "source.fixAll.gradleak", NULL, lsp__workspace_edit(d, edits), false));
-        } else {
-            json_decref(edits);
         }
     }
     return actions;

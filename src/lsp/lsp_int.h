@@ -52,6 +52,9 @@ bool lsp_json_range(const json_t *j, LspPos *start, LspPos *end);
 json_t *lsp_get(const json_t *obj, const char *key, json_type type);
 
 LspDoc *lsp_find_doc(LspServer *s, const char *uri);
+/* The options d is linted with (from the configuration governing its file), filled into *o; NULL
+ * when the configuration excludes the file. */
+const LintOptions *lsp_options_for(LspServer *s, const LspDoc *d, LintOptions *o);
 /* Lints d if it changed. */
 void lsp_ensure_linted(LspServer *s, LspDoc *d);
 

@@ -84,7 +84,7 @@ static void lsp__notify(LspServer *s, const char *method, json_t *params);
 /* The options for d from the configuration that governs its file. NULL when the configuration
  * excludes the file. A broken configuration file is shown to the user (once per message) and the
  * defaults are used meanwhile, so editing never stops working. */
-static const LintOptions *lsp__options_for(LspServer *s, const LspDoc *d, LintOptions *o)
+const LintOptions *lsp_options_for(LspServer *s, const LspDoc *d, LintOptions *o)
 {
     lint_options_default(o);
     const Settings *st;
@@ -114,7 +114,7 @@ void lsp_ensure_linted(LspServer *s, LspDoc *d)
 {
     if (!d->dirty && d->has_result) return;
     LintOptions o;
-    lsp_doc_lint(d, lsp__options_for(s, d, &o));
+    lsp_doc_lint(d, lsp_options_for(s, d, &o));
 }
 
 /* ---- output ---- */
