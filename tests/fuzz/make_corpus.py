@@ -7,7 +7,6 @@ bom-, eol-, nul-, size-, syntax-, ...) or the language feature it covers (py-, r
 Re-run after editing; the output is deterministic:   python3 tests/fuzz/make_corpus.py
 """
 import os
-import shutil
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -325,8 +324,8 @@ o = -9223372036854775808
 
 
 def lsp_seeds():
-    """Sessions for fuzz_lsp: byte 0 picks the mode (even: the whole server; odd: the reader alone,
-    chunked), then framed JSON-RPC messages."""
+    """Sessions for fuzz_lsp: framed JSON-RPC messages for the whole server; the reader-* copies start
+    with byte 0x01 and a chunk-size byte (the reader alone, fed in chunks)."""
     import json
 
     def msg(obj, raw=None):
@@ -354,38 +353,37 @@ def lsp_seeds():
     exit_ = msg({"jsonrpc": "2.0", "method": "exit"})
     session = init + inited + opened
     s = {}
-    s["session-basic"] = b"\0" + session + action + hover + shutdown + exit_
-    s["session-incremental"] = b"\0" + session + change(2, [{"range": rng(10, 8, 10, 21), "text": "loss.item()"}]) + \
+    s["session-basic"] = session + action + hover + shutdown + exit_
+    s["session-incremental"] = session + change(2, [{"range": rng(10, 8, 10, 21), "text": "loss.item()"}]) + \
         change(3, [{"range": rng(0, 0, 0, 0), "text": "\ud83d\ude00 = 1\n"}, {"range": rng(11, 0, 12, 0), "text": ""}]) + \
         hover + shutdown + exit_
-    s["session-full-change"] = b"\0" + session + change(2, [{"text": "x = 1\r\ny = \r"}]) + action + exit_
-    s["session-ranges-out-of-bounds"] = b"\0" + session + change(2, [{"range": rng(999, 5, 1000, 0), "text": "x"}]) + \
+    s["session-full-change"] = session + change(2, [{"text": "x = 1\r\ny = \r"}]) + action + exit_
+    s["session-ranges-out-of-bounds"] = session + change(2, [{"range": rng(999, 5, 1000, 0), "text": "x"}]) + \
         change(3, [{"range": rng(5, 99, 2, 0), "text": "y"}]) + exit_
-    s["session-close-reopen"] = b"\0" + session + msg({"jsonrpc": "2.0", "method": "textDocument/didClose",
+    s["session-close-reopen"] = session + msg({"jsonrpc": "2.0", "method": "textDocument/didClose",
                                                       "params": {"textDocument": {"uri": uri}}}) + opened + exit_
-    s["session-unknown-methods"] = b"\0" + init + msg({"jsonrpc": "2.0", "id": 9, "method": "foo/bar"}) + \
+    s["session-unknown-methods"] = init + msg({"jsonrpc": "2.0", "id": 9, "method": "foo/bar"}) + \
         msg({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}) + exit_
-    s["session-before-init"] = b"\0" + opened + hover + init + exit_
-    s["rpc-bad-json"] = b"\0" + init + msg(None, b"{\"jsonrpc\": \"2.0\", \"id\": ") + msg(None, b"[]") + msg(None, b"null") + exit_
-    s["rpc-wrong-types"] = b"\0" + init + msg({"jsonrpc": "2.0", "id": [1], "method": 5}) + \
+    s["session-before-init"] = opened + hover + init + exit_
+    s["rpc-bad-json"] = init + msg(None, b"{\"jsonrpc\": \"2.0\", \"id\": ") + msg(None, b"[]") + msg(None, b"null") + exit_
+    s["rpc-wrong-types"] = init + msg({"jsonrpc": "2.0", "id": [1], "method": 5}) + \
         msg({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": 1, "text": None}}}) + exit_
-    s["rpc-batch"] = b"\0" + msg(None, b"[" + json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}).encode() + b"]")
-    s["frame-no-length"] = b"\0Content-Type: x\r\n\r\n{}" + init
-    s["frame-bad-length"] = b"\0Content-Length: -5\r\n\r\n{}Content-Length: 99999999999999999999\r\n\r\n" + init
-    s["frame-short-body"] = b"\0Content-Length: 500\r\n\r\n{\"a\":1}" + init + exit_
-    s["frame-lf-only"] = b"\0Content-Length: 2\n\n{}" + init
-    s["frame-huge-header"] = b"\0X-Junk: " + b"a" * 9000 + b"\r\n\r\n" + init
-    s["frame-nul-body"] = b"\0" + msg(None, b"{\"jsonrpc\":\"2.0\",\0\"id\":1}") + init
-    s["frame-invalid-utf8"] = b"\0" + init + msg(None, b'{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.py","languageId":"python","version":1,"text":"\xff\xfe"}}}')
+    s["rpc-batch"] = msg(None, b"[" + json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}).encode() + b"]")
+    s["frame-no-length"] = b"Content-Type: x\r\n\r\n{}" + init
+    s["frame-bad-length"] = b"Content-Length: -5\r\n\r\n{}Content-Length: 99999999999999999999\r\n\r\n" + init
+    s["frame-short-body"] = b"Content-Length: 500\r\n\r\n{\"a\":1}" + init + exit_
+    s["frame-lf-only"] = b"Content-Length: 2\n\n{}" + init
+    s["frame-huge-header"] = b"X-Junk: " + b"a" * 9000 + b"\r\n\r\n" + init
+    s["frame-nul-body"] = msg(None, b"{\"jsonrpc\":\"2.0\",\0\"id\":1}") + init
+    s["frame-invalid-utf8"] = init + msg(None, b'{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.py","languageId":"python","version":1,"text":"\xff\xfe"}}}')
     for k, v in list(s.items()):
-        s["reader-" + k] = bytes([1 + 2 * (len(k) % 7)]) + v[1:]
+        s["reader-" + k] = bytes([1, 1 + len(k) % 13]) + v
     return s
 
 
 def write(folder, seeds):
     path = os.path.join(HERE, "corpus", folder)
-    shutil.rmtree(path, ignore_errors=True)
-    os.makedirs(path)
+    os.makedirs(path, exist_ok=True) # hand-written seeds may sit beside the generated ones
     for name, data in sorted(seeds.items()):
         assert len(data) <= 16384, (name, len(data))
         with open(os.path.join(path, name), "wb") as f:
