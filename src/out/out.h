@@ -22,6 +22,8 @@ typedef struct OutFile {
     size_t len;
     const Diag *diags;  /* sorted by position */
     uint32_t n_diags;
+    const char *const *props_json; /* SARIF only, may be NULL: per diag, a JSON object (or NULL) whose
+                                    * members are added to the result's properties (validate's evidence) */
 } OutFile;
 
 typedef struct OutOptions {
