@@ -538,6 +538,11 @@ static void cli__verdict(Cli *c, ValFinding *f)
                             : arena_printf(a, "the loop ran only %u iterations (need %u; raise the data size or --cmd arguments)", n, need);
         return;
     }
+    if (!strcmp(c->device, "cuda") && L->torch_seen && !L->cuda) {
+        f->reason = arena_printf(a, "--device cuda, but torch in the sandbox saw no GPU (the run fell back to CPU): %s",
+                                 cli__last_line(a, L->sb.err_tail));
+        return;
+    }
     const DoubleList *y = val_primary(L, ls, &f->metric);
     f->fit[VAL_LEAKY] = val_fit(y, warm);
     bool have_heap = ls->heap.len && ls->heap.items[ls->heap.len - 1] > 0;

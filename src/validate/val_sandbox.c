@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -30,7 +31,8 @@ extern char **environ;
 
 /* Records children send up the info pipe: one write each, so they arrive whole. */
 typedef struct SbMsg {
-    char tag; /* 'I' isolation bits, 'P' host pid of the program, 'S' ending signal, 'E' exec errno */
+    char tag; /* 'I' isolation bits, 'P' host pid of the program, 'S' ending signal, 'E' exec errno,
+               * 'M' errno of mounting a private /proc (the program sees the host's) */
     int val;
 } SbMsg;
 
@@ -141,7 +143,8 @@ static void sb__close_from(int lo, int keep)
 }
 
 /* C: becomes the program. Never returns. */
-static void sb__exec_program(const ValSandboxOpts *o, const struct rlimit lim[4], int out_w, int err_w, int info_w)
+static void sb__exec_program(const ValSandboxOpts *o, const struct rlimit lim[4], int out_w, int err_w, int info_w,
+                             bool pidns)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     char self[32];
@@ -149,6 +152,14 @@ static void sb__exec_program(const ValSandboxOpts *o, const struct rlimit lim[4]
     if (n > 0) {
         self[n] = 0;
         sb__send(info_w, 'P', atoi(self)); /* the pid as the host's /proc sees it (NVML, RSS) */
+    }
+    /* In a PID namespace the inherited /proc still shows the host's pids, and the CUDA driver fails
+     * when /proc/self is not the caller (measured, torch 2.11: cudaGetDeviceCount error 304). A
+     * private mount namespace with a /proc of our own fixes that (unshare --mount-proc). */
+    if (pidns && unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
+        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) sb__send(info_w, 'M', errno);
+    } else if (pidns) {
+        sb__send(info_w, 'M', errno);
     }
     setrlimit(RLIMIT_CPU, &lim[0]);
     setrlimit(RLIMIT_FSIZE, &lim[1]);
@@ -227,12 +238,12 @@ static void sb__child_a(const ValSandboxOpts *o, const struct rlimit lim[4], int
     pid_t b = fork();
     if (b < 0) _exit(126);
     if (b == 0) {
-        if (!(iso & VAL_ISO_PIDNS)) sb__exec_program(o, lim, out_w, err_w, info_w);
+        if (!(iso & VAL_ISO_PIDNS)) sb__exec_program(o, lim, out_w, err_w, info_w, false);
         /* B: pid 1 of the namespace. When it exits, the kernel kills everything left inside. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         pid_t c = fork();
         if (c < 0) _exit(126);
-        if (c == 0) sb__exec_program(o, lim, out_w, err_w, info_w);
+        if (c == 0) sb__exec_program(o, lim, out_w, err_w, info_w, true);
         close(out_w);
         close(err_w);
         sb__wait_and_mirror(c, info_w, true);
@@ -336,7 +347,7 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     sb_init(&err);
     sb_append(&out, "", 0);
     sb_append(&err, "", 0);
-    int exec_errno = 0, iso = -2, sig = 0, status = 0;
+    int exec_errno = 0, iso = -2, sig = 0, status = 0, mount_errno = 0;
     bool a_done = false, cg_ok = have_cg;
     double kill_at = 0; /* when SIGKILL follows the SIGTERM */
     struct pollfd pf[3] = {{out_p[0], POLLIN, 0}, {err_p[0], POLLIN, 0}, {info_p[0], POLLIN, 0}};
@@ -370,6 +381,7 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
                 else if (m.tag == 'P') r->pid = (pid_t)m.val;
                 else if (m.tag == 'S') sig = m.val;
                 else if (m.tag == 'E') exec_errno = m.val;
+                else if (m.tag == 'M') mount_errno = m.val;
             }
         }
         if (!a_done) {
@@ -431,6 +443,8 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     if (o->no_namespaces) sb_puts(&note, "namespaces disabled; ");
     else if (!(r->isolation & VAL_ISO_PIDNS))
         sb_puts(&note, "no PID namespace (unshare refused): leftovers are killed by process group and cgroup; ");
+    if (mount_errno)
+        sb_printf(&note, "no private /proc in the PID namespace (%s): CUDA may fail to initialise; ", strerror(mount_errno));
     if (!o->no_namespaces && !(r->isolation & VAL_ISO_NETNS))
         sb_puts(&note, "no network namespace: the program can reach the network; ");
     if (!(r->isolation & (VAL_ISO_CGROUP | VAL_ISO_NPROC)))
