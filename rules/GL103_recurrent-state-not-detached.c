@@ -86,6 +86,9 @@ static void class_state(RuleCtx *c, const IrFunc *f, uint32_t i)
     d->loop_line = rule_line(l->span);
     if (cls->forward != IR_NONE) rule_related(c, d, c->m->funcs.items[cls->forward]->span, "forward() stores self.%s", attr);
     rule_related(c, d, l->span, "the training loop");
+    rule_trace(c, d, "%s.forward stores self.%s and reads it on the next call (carried across calls); the loop at "
+               "line %u calls backward() and does not reset it", cls->name, attr, rule_line(l->span));
+    rule_trace_value(c, d, f, "model", o->a, cv);
     rule_hint(c, d, "Detach the state at the start of forward(), or reset it every step (an init_hidden() method)");
 }
 
@@ -103,7 +106,10 @@ void rule_GL103(RuleCtx *c)
             for (uint32_t k = 0; k < o->nargs; k++) {
                 uint32_t a = f->args.items[o->args + k];
                 const AVal *v = &ff->val[a];
-                if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) || GL_MAX(v->grad, v->elem) < G_POST)
+                /* a state passed through an imported helper gradleak was not given (repackage_hidden
+                 * in utils.py, when train.py is linted alone) is most likely detached there */
+                if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) ||
+                    (v->flags & VF_OPAQUE) || GL_MAX(v->grad, v->elem) < G_POST)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
                 if (l->kind != LOOP_STEP || !l->has_backward) continue;
@@ -116,6 +122,11 @@ void rule_GL103(RuleCtx *c)
                 d->growth = GROWTH_DEVICE;
                 d->loop_line = rule_line(l->span);
                 rule_related(c, d, l->span, "the training loop that carries '%s'", name);
+                rule_trace_value(c, d, f, "fed-back input", a, v);
+                uint32_t var = f->ops.items[a].var;
+                if (var != IR_NONE && ff->backedge[v->carried])
+                    rule_trace_value(c, d, f, arena_printf(c->arena, "'%s' at the end of a step", f->vars.items[var].name),
+                                     IR_NONE, &ff->backedge[v->carried][var]);
                 rule_hint(c, d, "Detach it at the start of each step: `%s = %s.detach()` (or repackage_hidden() for tuples)",
                           name, name);
                 break;

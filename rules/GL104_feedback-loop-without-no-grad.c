@@ -60,6 +60,10 @@ void rule_GL104(RuleCtx *c)
                 d->growth = GROWTH_DEVICE;
                 d->loop_line = rule_line(l->span);
                 rule_related(c, d, l->span, "this loop never calls backward()");
+                rule_trace_value(c, d, f, "fed-back input", a, v);
+                rule_trace(c, d, "the call at line %u runs with grad enabled; the loop at line %u has no backward() "
+                           "and no optimizer step, and feeds the model's output back into it",
+                           o->span.row + 1, rule_line(l->span));
                 rule_hint(c, d, "Run the loop under `with torch.no_grad():` (or decorate the function with "
                                 "`@torch.no_grad()`)");
                 break;

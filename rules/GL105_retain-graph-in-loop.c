@@ -66,12 +66,15 @@ void rule_GL105(RuleCtx *c)
             if (later) continue;
             /* does the loop carry a model output into the next step? */
             bool carried = false;
+            uint32_t carried_op = IR_NONE;
             for (uint32_t j = l->op + 1; j < l->end && !carried; j++) {
                 if (!df_is_module_call(c->fx, f, j)) continue;
                 const IrOp *call = &f->ops.items[j];
-                for (uint32_t k = 0; k < call->nargs; k++) {
-                    const AVal *v = &ff->val[f->args.items[call->args + k]];
-                    if (v->carried == step && (v->flags & VF_MODEL_OUT) && GL_MAX(v->grad, v->elem) >= G_POST) carried = true;
+                for (uint32_t k = 0; k < call->nargs && !carried; k++) {
+                    uint32_t a = f->args.items[call->args + k];
+                    const AVal *v = &ff->val[a];
+                    if (v->carried == step && (v->flags & VF_MODEL_OUT) && GL_MAX(v->grad, v->elem) >= G_POST)
+                        carried = true, carried_op = a;
                 }
             }
             Diag *d = rule_report(c, f->ops.items[i].span, carried ? SEV_ERROR : SEV_WARNING,
@@ -84,6 +87,10 @@ void rule_GL105(RuleCtx *c)
             d->growth = carried ? GROWTH_DEVICE : GROWTH_NONE;
             d->loop_line = rule_line(l->span);
             rule_related(c, d, l->span, "the training loop");
+            rule_trace(c, d, "retain_graph=True is the last backward() of an iteration of the step loop at line %u",
+                       rule_line(l->span));
+            if (carried_op != IR_NONE) rule_trace_value(c, d, f, "carried input", carried_op, &ff->val[carried_op]);
+            else rule_trace(c, d, "no model input is carried from one step into the next");
             rule_hint(c, d, carried ? "Detach the carried state each step and drop retain_graph=True"
                                     : "Drop retain_graph=True");
         }

@@ -8,10 +8,13 @@
 #include <unistd.h>
 #include "base/strbuf.h"
 #include "cli/walk.h"
+#include "config/config.h"
 #include "engine/engine.h"
+#include "engine/project.h"
 #include "engine/suppress.h"
 #include "front/py/py.h"
 #include "ir/dataflow.h"
+#include "lsp/lsp.h"
 #include "out/out.h"
 #include "validate/validate.h"
 
@@ -30,6 +33,7 @@ static const char *const usage_text =
     "  rules              List all rules\n"
     "  validate [PATHS]   Run the flagged loops and measure the growth (runs your code, sandboxed;\n"
     "                     see 'gradleak validate --help')\n"
+    "  lsp                Run the language server on stdin/stdout (for editors; see README.md)\n"
     "  version            Print the version\n"
     "  debug ir FILE      Dump the IR and the loop kinds of a file\n"
     "  debug verify FILES Check fixtures' inline `# expect:` lines against the findings\n"
@@ -39,6 +43,12 @@ static const char *const usage_text =
     "  --select CODES         Only these rules (comma-separated codes or names; ALL for every rule)\n"
     "  --ignore CODES         Skip these rules\n"
     "  --extend-select CODES  Add rules to the selection\n"
+    "  --exclude GLOBS        Leave these paths out (comma-separated; replaces the file's exclude)\n"
+    "  --extend-exclude GLOBS Leave these paths out too\n"
+    "  --force-exclude        Apply exclude to paths named on the command line too (pre-commit)\n"
+    "  --torch-version X.Y    The torch the code runs on (rules for removed APIs follow it)\n"
+    "  --config FILE          Read settings from FILE only, for every path\n"
+    "  --isolated             Read no configuration file\n"
     "  --output-format FMT    full (default), concise, json, sarif, github\n"
     "  --statistics           Count findings per rule instead of listing them\n"
     "  --exit-zero            Exit 0 even when there are findings\n"
@@ -47,6 +57,10 @@ static const char *const usage_text =
     "  --max-file-size BYTES  Skip larger files with a note (default 8 MiB)\n"
     "  --no-color             Never color the output (also: NO_COLOR=1)\n"
     "  --no-cache             Accepted and ignored (this version has no cache)\n"
+    "\n"
+    "Settings come from the nearest gradleak.toml, or pyproject.toml with [tool.gradleak], above each\n"
+    "file (keys: select, ignore, extend-select, per-file-ignores, exclude, extend-exclude,\n"
+    "torch-version, jobs); flags override them.\n"
     "\n"
     "Exit status: 0 no findings, 1 findings, 2 usage or internal error.\n"
     "Suppress a finding with `# noqa: GL101` on its line, or a file with `# gradleak: noqa`.\n";
@@ -59,28 +73,17 @@ static void die_usage(const char *fmt, const char *arg)
     exit(EXIT_ERROR);
 }
 
-static bool parse_codes(const char *list, RuleSet *set, bool value, const char *flag)
+/* A rule-selection flag: its codes become one RuleOp, applied after the configuration file's. */
+static bool add_rule_op(ConfigOverrides *ov, RuleOpKind kind, const char *list, const char *flag)
 {
-    char *copy = gl_strdup(list);
-    for (char *tok = strtok(copy, ", "); tok; tok = strtok(NULL, ", ")) {
-        if (!strcasecmp(tok, "ALL") || !strcasecmp(tok, "GL")) {
-            for (int i = 0; i < RULE_COUNT; i++) set->on[i] = value;
-            continue;
-        }
-        bool any = false;
-        size_t n = strlen(tok);
-        for (int i = 0; i < RULE_COUNT; i++) {
-            const RuleInfo *ri = rule_info((RuleId)i);
-            /* prefixes select families, as ruff: GL1 = GL101..GL107 */
-            if (!strncasecmp(ri->code, tok, n) || !strcmp(ri->name, tok)) set->on[i] = value, any = true;
-        }
-        if (!any) {
-            fprintf(stderr, "gradleak: error: %s: unknown rule '%s' (see 'gradleak rules')\n", flag, tok);
-            gl_free(copy);
-            return false;
-        }
+    RuleOp op;
+    ConfigError err;
+    op.kind = kind;
+    if (config_parse_codes(list, &op.codes, &err) < 0) {
+        fprintf(stderr, "gradleak: error: %s: %s\n", flag, err.message);
+        return false;
     }
-    gl_free(copy);
+    array_push(&ov->rule_ops, op);
     return true;
 }
 
@@ -113,6 +116,7 @@ static char *read_file(const char *path, size_t *len)
 
 typedef struct FileJob {
     const char *path;
+    LintOptions opts; /* the rules of this file (configuration, flags, per-file-ignores) */
     char *src;
     size_t len;
     LintResult res;
@@ -125,12 +129,12 @@ typedef struct Pool {
     uint32_t n;
     uint32_t next;
     pthread_mutex_t mu;
-    const LintOptions *opts;
 } Pool;
 
-static void lint_job(FileJob *j, const LintOptions *o)
+static void lint_job(FileJob *j)
 {
-    j->src = read_file(j->path, &j->len);
+    const LintOptions *o = &j->opts;
+    if (!j->src) j->src = read_file(j->path, &j->len); /* a second round reuses the first's bytes */
     if (!j->src) {
         j->read_errno = errno ? errno : EIO;
         return;
@@ -147,17 +151,17 @@ static void *pool_worker(void *arg)
         uint32_t i = p->next++;
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n) return NULL;
-        lint_job(&p->jobs[i], p->opts);
+        lint_job(&p->jobs[i]);
     }
 }
 
-static void lint_all(FileJob *jobs, uint32_t n, int nthreads, const LintOptions *o)
+static void lint_all(FileJob *jobs, uint32_t n, int nthreads)
 {
     if (nthreads <= 1 || n < 2) {
-        for (uint32_t i = 0; i < n; i++) lint_job(&jobs[i], o);
+        for (uint32_t i = 0; i < n; i++) lint_job(&jobs[i]);
         return;
     }
-    Pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, o};
+    Pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
     if (nthreads > 64) nthreads = 64;
     pthread_t th[64];
     int started = 0;
@@ -165,6 +169,40 @@ static void lint_all(FileJob *jobs, uint32_t n, int nthreads, const LintOptions 
         if (pthread_create(&th[i], NULL, pool_worker, &p) == 0) started++;
     if (!started) pool_worker(&p);
     for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+}
+
+/* Files linted together share their functions' summaries: lint again, in rounds, the files whose
+ * calls reach a function of another file (engine/project.h). */
+static void lint_project(FileJob *jobs, uint32_t n, int nthreads)
+{
+    if (n < 2) return;
+    Project *p = project_new(n);
+    for (uint32_t i = 0; i < n; i++)
+        if (jobs[i].done) project_set(p, i, jobs[i].path, &jobs[i].res);
+    uint32_t *which = gl_calloc(n, sizeof *which);
+    FileJob *again = gl_calloc(n, sizeof *again);
+    uint32_t k;
+    while ((k = project_next_round(p, which)) != 0) {
+        for (uint32_t j = 0; j < k; j++) {
+            const FileJob *old = &jobs[which[j]];
+            again[j] = (FileJob){.path = old->path, .opts = old->opts, .src = old->src, .len = old->len};
+            project_attach(p, which[j], &again[j].opts);
+        }
+        lint_all(again, k, nthreads);
+        for (uint32_t j = 0; j < k; j++) {
+            FileJob *old = &jobs[which[j]];
+            if (!again[j].done) {
+                lint_result_free(&again[j].res);
+                continue; /* keep the first lint's result */
+            }
+            lint_result_free(&old->res);
+            old->res = again[j].res;
+            project_set(p, which[j], old->path, &old->res);
+        }
+    }
+    gl_free(again);
+    gl_free(which);
+    project_free(p);
 }
 
 static void walk_err(void *ctx, const char *path, const char *why)
@@ -180,13 +218,40 @@ static int default_jobs(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* The walk's exclusion filter: a path is left out when the settings that govern it exclude it.
+ * Paths named on the command line are linted anyway, unless --force-exclude. A configuration
+ * error is remembered (the first one) and everything is skipped from then on. */
+typedef struct ExcludeCtx {
+    Config *cfg;
+    bool force;
+    bool failed;
+    ConfigError err;
+} ExcludeCtx;
+
+static bool exclude_filter(void *ctx, const char *path, bool is_dir, bool explicit_path)
+{
+    GL_UNUSED(is_dir);
+    ExcludeCtx *x = ctx;
+    if (x->failed) return true;
+    if (explicit_path && !x->force) return false;
+    const Settings *s;
+    if (config_settings_for(x->cfg, path, &s, &x->err) < 0) {
+        x->failed = true;
+        return true;
+    }
+    return explicit_path ? settings_excluded(s, path) : settings_excluded_entry(s, path);
+}
+
 static int cmd_check(int argc, char **argv)
 {
     LintOptions o;
     lint_options_default(&o);
     OutFormat fmt = OUT_FULL;
     bool exit_zero = false, statistics = false, color = isatty(1) && !getenv("NO_COLOR");
-    int jobs = default_jobs();
+    bool force_exclude = false;
+    int jobs = 0;
+    ConfigOverrides ov;
+    config_overrides_init(&ov);
     const char **paths = gl_calloc((size_t)argc + 1, sizeof(char *));
     int npaths = 0;
     for (int i = 0; i < argc; i++) {
@@ -196,14 +261,32 @@ static int cmd_check(int argc, char **argv)
     (!strcmp(a, flag) ? (i + 1 < argc ? (val = argv[++i], 1) : (die_usage("%s needs a value", flag), 0)) \
                       : (!strncmp(a, flag "=", strlen(flag) + 1) ? (val = a + strlen(flag) + 1, 1) : 0))
         if (TAKE("--select")) {
-            RuleSet s;
-            memset(&s, 0, sizeof s);
-            if (!parse_codes(val, &s, true, "--select")) { gl_free(paths); return EXIT_ERROR; }
-            o.rules = s;
+            if (!add_rule_op(&ov, RULE_OP_SELECT, val, "--select")) goto usage_error;
         } else if (TAKE("--ignore")) {
-            if (!parse_codes(val, &o.rules, false, "--ignore")) { gl_free(paths); return EXIT_ERROR; }
+            if (!add_rule_op(&ov, RULE_OP_IGNORE, val, "--ignore")) goto usage_error;
         } else if (TAKE("--extend-select")) {
-            if (!parse_codes(val, &o.rules, true, "--extend-select")) { gl_free(paths); return EXIT_ERROR; }
+            if (!add_rule_op(&ov, RULE_OP_EXTEND, val, "--extend-select")) goto usage_error;
+        } else if (TAKE("--exclude")) {
+            ov.has_exclude = true;
+            char *copy = gl_strdup(val), *save = NULL;
+            for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                array_push(&ov.exclude, gl_strdup(tok));
+            gl_free(copy);
+        } else if (TAKE("--extend-exclude")) {
+            char *copy = gl_strdup(val), *save = NULL;
+            for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                array_push(&ov.extend_exclude, gl_strdup(tok));
+            gl_free(copy);
+        } else if (TAKE("--torch-version")) {
+            if (config_parse_torch_version(val, &ov.torch) < 0)
+                die_usage("--torch-version: expected a version like 2.1, got '%s'", val);
+        } else if (TAKE("--config")) {
+            gl_free(ov.config_file);
+            ov.config_file = gl_strdup(val);
+        } else if (!strcmp(a, "--isolated")) {
+            ov.isolated = true;
+        } else if (!strcmp(a, "--force-exclude")) {
+            force_exclude = true;
         } else if (TAKE("--output-format")) {
             if (out_format_parse(val, &fmt) != 0)
                 die_usage("--output-format: unknown format '%s' (full, concise, json, sarif, github)", val);
@@ -237,19 +320,63 @@ static int cmd_check(int argc, char **argv)
 #undef TAKE
     }
     if (!npaths) paths[npaths++] = ".";
+    if (ov.config_file && ov.isolated) {
+        fprintf(stderr, "gradleak: error: --config and --isolated cannot be used together\n");
+        goto usage_error;
+    }
+    Config *cfg = config_new(&ov);
+    ExcludeCtx xc;
+    memset(&xc, 0, sizeof xc);
+    xc.cfg = cfg;
+    xc.force = force_exclude;
+    /* The cwd's settings decide the run-wide things (jobs); a broken file stops here. */
+    const Settings *top;
+    if (config_settings_for(cfg, ".", &top, &xc.err) < 0) {
+        fprintf(stderr, "gradleak: error: %s\n", xc.err.message);
+        config_free(cfg);
+        gl_free(paths);
+        return EXIT_ERROR;
+    }
+    if (!jobs) jobs = top->jobs ? top->jobs : default_jobs();
+
     int errors = 0;
     WalkIgnore ig;
     walk_ignore_load(&ig, ".");
+    ig.skip = exclude_filter;
+    ig.skip_ctx = &xc;
     WalkList files;
     array_init(&files);
     walk_paths(paths, npaths, &ig, &files, walk_err, &errors);
     walk_sort_unique(&files);
     walk_ignore_free(&ig);
     gl_free(paths);
+    if (xc.failed) {
+        fprintf(stderr, "gradleak: error: %s\n", xc.err.message);
+        walk_list_free(&files);
+        config_free(cfg);
+        return EXIT_ERROR;
+    }
 
     FileJob *jobsv = gl_calloc(files.len ? files.len : 1, sizeof(FileJob));
-    for (uint32_t i = 0; i < files.len; i++) jobsv[i].path = files.items[i].path;
-    lint_all(jobsv, files.len, jobs, &o);
+    for (uint32_t i = 0; i < files.len; i++) {
+        FileJob *j = &jobsv[i];
+        j->path = files.items[i].path;
+        j->opts = o;
+        const Settings *s;
+        ConfigError err;
+        if (config_settings_for(cfg, j->path, &s, &err) < 0) {
+            /* a configuration file below the cwd that the walk did not consult (explicit paths) */
+            fprintf(stderr, "gradleak: error: %s\n", err.message);
+            for (uint32_t k = 0; k < i; k++) lint_result_free(&jobsv[k].res);
+            gl_free(jobsv);
+            walk_list_free(&files);
+            config_free(cfg);
+            return EXIT_ERROR;
+        }
+        settings_rules_for(s, j->path, &j->opts.rules);
+    }
+    lint_all(jobsv, files.len, jobs);
+    lint_project(jobsv, files.len, jobs);
 
     OutFile *of = gl_calloc(files.len ? files.len : 1, sizeof(OutFile));
     uint32_t nof = 0, nfind = 0;
@@ -288,8 +415,14 @@ static int cmd_check(int argc, char **argv)
     gl_free(jobsv);
     gl_free(of);
     walk_list_free(&files);
+    config_free(cfg);
     if (errors) return EXIT_ERROR;
     return nfind && !exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
+
+usage_error:
+    config_overrides_free(&ov);
+    gl_free(paths);
+    return EXIT_ERROR;
 }
 
 /* The directory walk lent to `validate` (ValHost.walk). */
@@ -364,6 +497,7 @@ static int debug_ir(int argc, char **argv)
         m.arena = &a, m.src = src, m.len = len, m.path = argv[i];
         if (py_lower(&m, 0, NULL) == 0) {
             Facts fx;
+            memset(&fx, 0, sizeof fx);
             df_analyse(&m, &fx);
             ir_dump(&m, emit_stdout, NULL);
             df_facts_free(&fx);
@@ -372,6 +506,43 @@ static int debug_ir(int argc, char **argv)
         arena_free(&a);
         gl_free(src);
     }
+    return rc;
+}
+
+/* `debug summaries FILE...`: what each file exports to the files that import it (function
+ * summaries), with the cross-file summaries of the files given together applied. */
+static int debug_summaries(int argc, char **argv)
+{
+    if (argc < 1) die_usage("%s", "debug summaries: which files?");
+    LintOptions o;
+    lint_options_default(&o);
+    FileJob *jobs = gl_calloc((size_t)argc, sizeof *jobs);
+    for (int i = 0; i < argc; i++) jobs[i].path = argv[i], jobs[i].opts = o;
+    lint_all(jobs, (uint32_t)argc, 1);
+    lint_project(jobs, (uint32_t)argc, 1);
+    int rc = EXIT_CLEAN;
+    for (int i = 0; i < argc; i++) {
+        const LintResult *r = &jobs[i].res;
+        if (!jobs[i].done) {
+            fprintf(stderr, "gradleak: error: %s: cannot read\n", argv[i]);
+            rc = EXIT_ERROR;
+        }
+        for (uint32_t k = 0; jobs[i].done && k < r->n_exports; k++) {
+            const ExternSummary *s = &r->exports[k].summary;
+            printf("%s: %s -> %s, %s", argv[i], r->exports[k].name, df_kind_name(s->kind), df_grad_name(s->grad));
+            if (s->kind == VK_CONTAINER) printf(", items %s", df_grad_name(s->elem));
+            for (uint32_t b = 0; b < 16; b++)
+                if (s->pmask & (1u << b)) printf(", from parameter %u", b + 1);
+            for (uint32_t b = 0; b < 8; b++)
+                if (s->cmask & (1u << b)) printf(", calls parameter %u", b + 1);
+            if (s->flags & VF_MODEL_OUT) printf(", model output");
+            if (s->flags & VF_ZERO_DIM) printf(", 0-dim");
+            printf("\n");
+        }
+        gl_free(jobs[i].src);
+        lint_result_free(&jobs[i].res);
+    }
+    gl_free(jobs);
     return rc;
 }
 
@@ -394,17 +565,28 @@ static int debug_verify(int argc, char **argv)
     walk_sort_unique(&files);
     LintOptions o;
     lint_options_default(&o);
+    FileJob *jobs = gl_calloc(files.len ? files.len : 1, sizeof *jobs);
+    for (uint32_t fi = 0; fi < files.len; fi++) jobs[fi].path = files.items[fi].path, jobs[fi].opts = o;
+    lint_all(jobs, files.len, 1);
+    /* the files of a folder named project_* are linted together (cross-file summaries); sorted
+     * paths keep them next to each other */
+    for (uint32_t fi = 0, end; fi < files.len; fi = end) {
+        const char *p = strstr(jobs[fi].path, "/project_");
+        const char *slash = p ? strchr(p + 1, '/') : NULL;
+        size_t prefix = slash ? (size_t)(slash - jobs[fi].path) + 1 : 0;
+        for (end = fi + 1; prefix && end < files.len && !strncmp(jobs[end].path, jobs[fi].path, prefix);) end++;
+        if (end - fi > 1) lint_project(jobs + fi, end - fi, 1);
+    }
     for (uint32_t fi = 0; fi < files.len; fi++) {
-        const char *path = files.items[fi].path;
-        size_t len;
-        char *src = read_file(path, &len);
-        if (!src) {
-            printf("FAIL %s: cannot read: %s\n", path, strerror(errno));
+        const char *path = jobs[fi].path;
+        size_t len = jobs[fi].len;
+        const char *src = jobs[fi].src;
+        if (!jobs[fi].done) {
+            printf("FAIL %s: cannot read: %s\n", path, strerror(jobs[fi].read_errno > 0 ? jobs[fi].read_errno : EIO));
             failed++;
             continue;
         }
-        LintResult r;
-        engine_lint(path, src, len, LANG_PYTHON, &o, &r);
+        const LintResult r = jobs[fi].res;
         Arena a;
         arena_init(&a);
         IrModule m;
@@ -449,9 +631,12 @@ static int debug_verify(int argc, char **argv)
         sb_free(&why);
         ir_module_free(&m);
         arena_free(&a);
-        lint_result_free(&r);
-        gl_free(src);
     }
+    for (uint32_t fi = 0; fi < files.len; fi++) {
+        gl_free(jobs[fi].src);
+        lint_result_free(&jobs[fi].res);
+    }
+    gl_free(jobs);
     walk_list_free(&files);
     printf("%d passed, %d failed\n", passed, failed);
     return failed || errors ? EXIT_FINDINGS : EXIT_CLEAN;
@@ -486,8 +671,9 @@ static int debug_bench(int argc, char **argv)
     }
     LintOptions o;
     lint_options_default(&o);
-    double best_parse = 1e30, best_lint = 1e30;
-    size_t findings = 0;
+    double best_parse = 1e30, best_lint = 1e30, best_project = 1e30;
+    size_t findings = 0, project_findings = 0;
+    FileJob *jobs = gl_calloc(files.len ? files.len : 1, sizeof *jobs);
     for (int rep = 0; rep < 3; rep++) {
         double t0 = now_s();
         for (uint32_t i = 0; i < files.len; i++)
@@ -502,9 +688,23 @@ static int debug_bench(int argc, char **argv)
             lint_result_free(&r);
         }
         double t2 = now_s();
+        /* the same files linted together: cross-file summaries, and the files linted again */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < files.len; i++)
+            if (srcs[i]) jobs[n++] = (FileJob){.path = files.items[i].path, .opts = o, .src = srcs[i], .len = lens[i]};
+        lint_all(jobs, n, 1);
+        lint_project(jobs, n, 1);
+        double t3 = now_s();
+        project_findings = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            project_findings += jobs[i].res.diags.len;
+            lint_result_free(&jobs[i].res);
+        }
         if (t1 - t0 < best_parse) best_parse = t1 - t0;
         if (t2 - t1 < best_lint) best_lint = t2 - t1;
+        if (t3 - t2 < best_project) best_project = t3 - t2;
     }
+    gl_free(jobs);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("files            %u\n", files.len);
@@ -514,6 +714,9 @@ static int debug_bench(int argc, char **argv)
     printf("parse-only       %.3f s  (%.0f lines/s)\n", best_parse, (double)lines / best_parse);
     printf("full lint        %.3f s  (%.0f lines/s)\n", best_lint, (double)lines / best_lint);
     printf("lint/parse ratio %.2f\n", best_lint / best_parse);
+    printf("project lint     %.3f s  (%zu findings; files linted together, cross-file summaries)\n", best_project,
+           project_findings);
+    printf("project/parse    %.2f\n", best_project / best_parse);
     printf("peak RSS         %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
     for (uint32_t i = 0; i < files.len; i++) gl_free(srcs[i]);
     gl_free(srcs);
@@ -543,6 +746,7 @@ int main(int argc, char **argv)
         return val_main(argc - 2, argv + 2, &host);
     }
     if (!strcmp(cmd, "rules")) return cmd_rules();
+    if (!strcmp(cmd, "lsp")) return lsp_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         printf("gradleak %s\n", GL_VERSION);
         return EXIT_CLEAN;
@@ -551,6 +755,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[2], "ir")) return debug_ir(argc - 3, argv + 3);
         if (!strcmp(argv[2], "verify")) return debug_verify(argc - 3, argv + 3);
         if (!strcmp(argv[2], "bench")) return debug_bench(argc - 3, argv + 3);
+        if (!strcmp(argv[2], "summaries")) return debug_summaries(argc - 3, argv + 3);
     }
     fprintf(stderr, "gradleak: error: unknown command '%s'\nRun 'gradleak --help' for usage.\n", cmd);
     return EXIT_ERROR;

@@ -5,6 +5,7 @@
 #include "base/arena.h"
 #include "base/diag.h"
 #include "engine/rules.h"
+#include "ir/dataflow.h"
 
 typedef enum SourceLang { LANG_PYTHON, LANG_CXX } SourceLang;
 
@@ -12,15 +13,37 @@ typedef struct LintOptions {
     RuleSet rules;       /* enabled rules */
     bool trace;          /* attach dataflow traces to findings */
     uint32_t max_bytes;  /* files larger than this are skipped with a note (0 = default 8 MiB) */
+    ExternLookup ext;    /* optional: summaries of functions in the other files linted together */
+    void *ext_ctx;
 } LintOptions;
+
+/* An imported name the file calls ("utils.f"), with what its call sites pass: a summary can change
+ * their results only in some cases (a sanitizer matters where a graph is passed in). */
+typedef struct ImportedCall {
+    const char *qual;
+    bool graph_arg;  /* some call passes a value with a graph (live or post-backward) */
+    bool module_arg; /* some call passes a module */
+} ImportedCall;
+
+/* A top-level function's summary, for the files that import it (see engine/project.h). */
+typedef struct ExportedFunc {
+    const char *name;
+    ExternSummary summary;
+} ExportedFunc;
 
 /* Everything one file's lint produced. Owns its memory: free with lint_result_free. */
 typedef struct LintResult {
     Arena arena;          /* diagnostics, messages, fixes live here */
     DiagList diags;       /* sorted by position, suppressions applied */
     const char *notes;    /* tool notes about this file ("syntax error at 3:5: linted around it"), or NULL */
+    Span *comments;       /* every comment of the file, in source order (for editors adding a noqa) */
+    uint32_t n_comments;
     bool syntax_error;
     bool skipped;         /* too large / binary */
+    ExportedFunc *exports; /* summaries of the file's top-level functions */
+    uint32_t n_exports;
+    ImportedCall *calls;  /* the imported callables the file calls, each name once */
+    uint32_t n_calls;
 } LintResult;
 
 void lint_options_default(LintOptions *o); /* every rule on */
@@ -29,5 +52,19 @@ void lint_options_default(LintOptions *o); /* every rule on */
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out);
 void lint_result_free(LintResult *r);
+
+/* One document linted again after each edit (the LSP): it keeps the syntax tree, so a re-lint
+ * parses incrementally. Not thread-safe; one per document. */
+typedef struct LintDoc LintDoc;
+LintDoc *lint_doc_new(void);
+void lint_doc_free(LintDoc *d);
+/* Bytes [start, old_end) of old_src (the text before this edit) become text[0..text_len). Call once
+ * per edit, in order, between lints. */
+void lint_doc_edit(LintDoc *d, const char *old_src, size_t old_len, uint32_t start, uint32_t old_end,
+                   const char *text, size_t text_len);
+void lint_doc_reset(LintDoc *d); /* the whole text was replaced: the next lint parses from scratch */
+/* engine_lint for the document's current text src[0..len) (the text the recorded edits lead to). */
+int engine_lint_doc(LintDoc *d, const char *path, const char *src, size_t len, SourceLang lang,
+                    const LintOptions *o, LintResult *out);
 
 #endif

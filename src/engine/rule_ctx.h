@@ -22,6 +22,10 @@ Diag *rule_report(RuleCtx *c, Span span, Severity sev, const char *fmt, ...) __a
 void rule_related(RuleCtx *c, Diag *d, Span span, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A --trace line with the dataflow facts of value v (the value of op in f), in the user's words:
+ * "<role> 'text' (line N): tensor, graph-live; graph from 'model(x)' (line M); carried around
+ * the loop at line L; model output". */
+void rule_trace_value(RuleCtx *c, Diag *d, const IrFunc *f, const char *role, uint32_t op, const AVal *v);
 /* A one-edit fix. */
 void rule_fix(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, uint32_t start, uint32_t end, const char *text);
 /* Source text of an op's span (first line only). */

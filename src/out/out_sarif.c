@@ -270,7 +270,7 @@ static json_t *sarif__result(const OutFile *f, const Diag *d, json_t *artifact, 
     return res;
 }
 
-static void sarif__file_results(json_t *results, const OutFile *f, const char *root_abs)
+static void sarif__file_results(json_t *results, const OutFile *f, const char *root_abs, const char *const *props)
 {
     json_t *artifact = sarif__artifact(root_abs, f->path);
     uint64_t *seen = gl_malloc(sizeof *seen * (f->n_diags ? f->n_diags : 1));
@@ -281,7 +281,7 @@ static void sarif__file_results(json_t *results, const OutFile *f, const char *r
         for (uint32_t k = 0; k < j; k++) occurrence += seen[k] == h;
         seen[j] = h;
         json_array_append_new(results, sarif__result(f, d, artifact, h, occurrence,
-                                                     f->props_json ? f->props_json[j] : NULL));
+                                                     props ? props[j] : NULL));
     }
     gl_free(seen);
     json_decref(artifact);
@@ -306,7 +306,8 @@ int out_sarif_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions
     json_object_set_new(tool, "driver", driver);
 
     json_t *results = json_array();
-    for (uint32_t i = 0; i < n; i++) sarif__file_results(results, &files[i], root.data);
+    for (uint32_t i = 0; i < n; i++)
+        sarif__file_results(results, &files[i], root.data, o->sarif_props ? o->sarif_props[i] : NULL);
 
     sb_puts(&uri, "file://");
     sarif__uri_encode(&uri, root.data);

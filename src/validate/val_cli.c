@@ -717,7 +717,6 @@ static int cli__sarif(Cli *c, FILE *fp)
         of[i].diags = c->files[i].diags;
         of[i].n_diags = c->files[i].n_diags;
         props[i] = gl_calloc(c->files[i].n_diags + 1, sizeof(char *));
-        of[i].props_json = (const char *const *)props[i];
     }
     for (uint32_t k = 0; k < c->findings.len; k++) {
         const ValFinding *f = &c->findings.items[k];
@@ -729,6 +728,7 @@ static int cli__sarif(Cli *c, FILE *fp)
     }
     OutOptions oo;
     memset(&oo, 0, sizeof oo);
+    oo.sarif_props = (const char *const *const *)props;
     int rc = out_write(fp, OUT_SARIF, of, c->n_files, &oo);
     for (uint32_t i = 0; i < c->n_files; i++) {
         for (uint32_t d = 0; d < c->files[i].n_diags; d++) free(props[i][d]);
