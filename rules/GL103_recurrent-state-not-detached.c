@@ -32,13 +32,18 @@
  * ```
  *
  * ## Fix safety
- * No automatic fix: LSTM states are tuples, and where the truncation should happen is a modelling
- * choice.
+ * The fix detaches the state where it is fed back: `model(x, hidden)` becomes
+ * `model(x, hidden.detach())` (each element for a tuple written in the call, `(h, c)`; a
+ * `tuple(...)`/`.detach()` choice at run time when the state's type is not known). It is unsafe:
+ * it truncates backpropagation through time at every step, which changes the gradients whenever
+ * the code meant to backpropagate across steps, and where the truncation belongs is a modelling
+ * choice. State kept in `self.` attributes by `forward` gets no fix.
  *
  * ## References
  * - https://github.com/pytorch/examples/blob/main/word_language_model/main.py (repackage_hidden)
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html
  */
+#include "base/strbuf.h"
 #include "engine/rule_ctx.h"
 
 /* Does loop l reset the state of the model held in var (a reset method, a store to an attribute)? */
@@ -92,6 +97,49 @@ static void class_state(RuleCtx *c, const IrFunc *f, uint32_t i)
     rule_hint(c, d, "Detach the state at the start of forward(), or reset it every step (an init_hidden() method)");
 }
 
+/* The detached form of the fed-back argument a: `h.detach()`, `(h.detach(), c.detach())` for a
+ * tuple written in the call, or a run-time choice when the state may be a tuple. NULL when a is
+ * not a plain name or a tuple of names. */
+static const char *detached(RuleCtx *c, const IrFunc *f, uint32_t a)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrOp *o = &f->ops.items[a];
+    if (o->span.row != o->span.end_row) return NULL;
+    if (o->kind == IR_LOAD) {
+        const char *n = rule_text(c, f, a);
+        if (ff->val[a].kind == VK_TENSOR) return arena_printf(c->arena, "%s.detach()", n);
+        return arena_printf(c->arena, "(tuple(s.detach() for s in %s) if isinstance(%s, tuple) else %s.detach())", n, n, n);
+    }
+    if (o->kind != IR_BUILD || o->aux != BUILD_TUPLE || o->nargs == 0) return NULL;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_putc(&sb, '(');
+    for (uint32_t k = 0; k < o->nargs; k++) {
+        uint32_t e = f->args.items[o->args + k];
+        if (f->ops.items[e].kind != IR_LOAD) {
+            sb_free(&sb);
+            return NULL;
+        }
+        sb_printf(&sb, "%s%s.detach()", k ? ", " : "", rule_text(c, f, e));
+    }
+    sb_puts(&sb, o->nargs == 1 ? ",)" : ")");
+    const char *t = arena_strdup(c->arena, sb.data);
+    sb_free(&sb);
+    return t;
+}
+
+static void detach_fix(RuleCtx *c, const IrFunc *f, uint32_t a, Diag *d)
+{
+    const char *t = detached(c, f, a);
+    if (!t) return;
+    const Span *s = &f->ops.items[a].span;
+    /* a tuple argument's span may leave out its parentheses: replace exactly what the source has */
+    bool paren = c->m->src[s->start] == '(' && c->m->src[s->end - 1] == ')';
+    if (f->ops.items[a].kind == IR_BUILD && !paren) t = arena_strndup(c->arena, t + 1, strlen(t) - 2);
+    rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Detach '%s' where it is fed back", rule_text(c, f, a)), s->start,
+             s->end, t);
+}
+
 void rule_GL103(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -129,6 +177,7 @@ void rule_GL103(RuleCtx *c)
                                      IR_NONE, &ff->backedge[v->carried][var]);
                 rule_hint(c, d, "Detach it at the start of each step: `%s = %s.detach()` (or repackage_hidden() for tuples)",
                           name, name);
+                detach_fix(c, f, a, d);
                 break;
             }
         }

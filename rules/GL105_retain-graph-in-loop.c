@@ -29,7 +29,11 @@
  * ```
  *
  * ## Fix safety
- * No automatic fix: code elsewhere may rely on the retained graph.
+ * The fix removes `retain_graph=True`. It is unsafe: the graph may be shared with a value computed
+ * before the loop (each iteration's backward then needs it) or backpropagated again after the
+ * loop, and when the loop carries state into the next step, dropping `retain_graph` alone makes
+ * the second step raise "Trying to backward through the graph a second time" until the state is
+ * detached (GL103's fix).
  *
  * ## References
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html
@@ -93,6 +97,9 @@ void rule_GL105(RuleCtx *c)
             else rule_trace(c, d, "no model input is carried from one step into the next");
             rule_hint(c, d, carried ? "Detach the carried state each step and drop retain_graph=True"
                                     : "Drop retain_graph=True");
+            uint32_t rs, re;
+            if (rule_kwarg_removal(c, f, i, df_kwarg(f, i, "retain_graph"), &rs, &re))
+                rule_fix(c, d, FIX_UNSAFE, "Remove `retain_graph=True`", rs, re, "");
         }
     }
 }

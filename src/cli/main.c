@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/strbuf.h"
+#include "cli/fixes.h"
 #include "cli/walk.h"
 #include "config/config.h"
 #include "engine/engine.h"
@@ -50,6 +51,10 @@ static const char *const usage_text =
     "  --config FILE          Read settings from FILE only, for every path\n"
     "  --isolated             Read no configuration file\n"
     "  --output-format FMT    full (default), concise, json, sarif, github\n"
+    "  --fix                  Apply the safe fixes (findings marked [*]) and write the files\n"
+    "  --unsafe-fixes         Also apply (and mark [*]) fixes that may change behaviour\n"
+    "  --diff                 Print the fixes as a unified diff instead; write nothing\n"
+    "                         (exit 1 if there is a diff)\n"
     "  --statistics           Count findings per rule instead of listing them\n"
     "  --exit-zero            Exit 0 even when there are findings\n"
     "  --trace                Show the dataflow facts behind each finding\n"
@@ -172,9 +177,11 @@ static void lint_all(FileJob *jobs, uint32_t n, int nthreads)
 }
 
 /* Files linted together share their functions' summaries: lint again, in rounds, the files whose
- * calls reach a function of another file (engine/project.h). */
-static void lint_project(FileJob *jobs, uint32_t n, int nthreads)
+ * calls reach a function of another file (engine/project.h). With keep, the project is handed to
+ * the caller (who frees it) instead of freed: --fix re-lints files against it. */
+static void lint_project(FileJob *jobs, uint32_t n, int nthreads, Project **keep)
 {
+    if (keep) *keep = NULL;
     if (n < 2) return;
     Project *p = project_new(n);
     for (uint32_t i = 0; i < n; i++)
@@ -202,7 +209,8 @@ static void lint_project(FileJob *jobs, uint32_t n, int nthreads)
     }
     gl_free(again);
     gl_free(which);
-    project_free(p);
+    if (keep) *keep = p;
+    else project_free(p);
 }
 
 static void walk_err(void *ctx, const char *path, const char *why)
@@ -252,6 +260,8 @@ static int cmd_check(int argc, char **argv)
     int jobs = 0;
     ConfigOverrides ov;
     config_overrides_init(&ov);
+    CliFix cf;
+    memset(&cf, 0, sizeof cf);
     const char **paths = gl_calloc((size_t)argc + 1, sizeof(char *));
     int npaths = 0;
     for (int i = 0; i < argc; i++) {
@@ -300,6 +310,7 @@ static int cmd_check(int argc, char **argv)
             unsigned long n = strtoul(val, &end, 10);
             if (*end || n == 0 || n > UINT32_MAX) die_usage("--max-file-size: expected a byte count, got '%s'", val);
             o.max_bytes = (uint32_t)n;
+        } else if (cli_fix_flag(&cf, a)) {
         } else if (!strcmp(a, "--exit-zero")) {
             exit_zero = true;
         } else if (!strcmp(a, "--statistics")) {
@@ -376,7 +387,8 @@ static int cmd_check(int argc, char **argv)
         settings_rules_for(s, j->path, &j->opts.rules);
     }
     lint_all(jobsv, files.len, jobs);
-    lint_project(jobsv, files.len, jobs);
+    Project *proj = NULL;
+    lint_project(jobsv, files.len, jobs, cli_fix_active(&cf) ? &proj : NULL);
 
     OutFile *of = gl_calloc(files.len ? files.len : 1, sizeof(OutFile));
     uint32_t nof = 0, nfind = 0;
@@ -390,6 +402,9 @@ static int cmd_check(int argc, char **argv)
         }
         if (j->res.notes && (j->res.skipped || j->res.syntax_error))
             fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, j->res.notes);
+        if (proj) project_attach(proj, i, &j->opts); /* fixed files are re-linted with the others' summaries */
+        cli_fix_file(&cf, j->path, &j->src, &j->len, &j->res, &j->opts, stdout);
+        if (proj && j->done) project_set(proj, i, j->path, &j->res);
         of[nof].path = j->path;
         of[nof].src = j->src;
         of[nof].len = j->len;
@@ -401,9 +416,17 @@ static int cmd_check(int argc, char **argv)
     OutOptions oo;
     memset(&oo, 0, sizeof oo);
     oo.color = color;
-    oo.show_fix_hints = false; /* no --fix yet: do not advertise it */
+    oo.show_fix_hints = true;
+    oo.unsafe_fixes = cf.unsafe;
+    oo.fixed = cf.fixed;
     oo.statistics = statistics;
-    if (out_write(stdout, fmt, of, nof, &oo) != 0) {
+    if (cf.diff) {
+        /* --diff prints the diffs (above) instead of the findings, as ruff does */
+        fflush(stdout);
+        if (cf.fixed) fprintf(stderr, "Would fix %u error%s.\n", cf.fixed, cf.fixed == 1 ? "" : "s");
+        else fputs("No errors would be fixed.\n", stderr);
+        nfind = cf.changed;
+    } else if (out_write(stdout, fmt, of, nof, &oo) != 0) {
         fprintf(stderr, "gradleak: error: writing the output failed: %s\n", strerror(errno));
         errors++;
     }
@@ -416,7 +439,8 @@ static int cmd_check(int argc, char **argv)
     gl_free(of);
     walk_list_free(&files);
     config_free(cfg);
-    if (errors) return EXIT_ERROR;
+    if (proj) project_free(proj);
+    if (errors || cf.errors) return EXIT_ERROR;
     return nfind && !exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
 
 usage_error:
@@ -519,7 +543,7 @@ static int debug_summaries(int argc, char **argv)
     FileJob *jobs = gl_calloc((size_t)argc, sizeof *jobs);
     for (int i = 0; i < argc; i++) jobs[i].path = argv[i], jobs[i].opts = o;
     lint_all(jobs, (uint32_t)argc, 1);
-    lint_project(jobs, (uint32_t)argc, 1);
+    lint_project(jobs, (uint32_t)argc, 1, NULL);
     int rc = EXIT_CLEAN;
     for (int i = 0; i < argc; i++) {
         const LintResult *r = &jobs[i].res;
@@ -575,7 +599,7 @@ static int debug_verify(int argc, char **argv)
         const char *slash = p ? strchr(p + 1, '/') : NULL;
         size_t prefix = slash ? (size_t)(slash - jobs[fi].path) + 1 : 0;
         for (end = fi + 1; prefix && end < files.len && !strncmp(jobs[end].path, jobs[fi].path, prefix);) end++;
-        if (end - fi > 1) lint_project(jobs + fi, end - fi, 1);
+        if (end - fi > 1) lint_project(jobs + fi, end - fi, 1, NULL);
     }
     for (uint32_t fi = 0; fi < files.len; fi++) {
         const char *path = jobs[fi].path;
@@ -693,7 +717,7 @@ static int debug_bench(int argc, char **argv)
         for (uint32_t i = 0; i < files.len; i++)
             if (srcs[i]) jobs[n++] = (FileJob){.path = files.items[i].path, .opts = o, .src = srcs[i], .len = lens[i]};
         lint_all(jobs, n, 1);
-        lint_project(jobs, n, 1);
+        lint_project(jobs, n, 1, NULL);
         double t3 = now_s();
         project_findings = 0;
         for (uint32_t i = 0; i < n; i++) {

@@ -135,6 +135,10 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
                                 t->call, f->qualname, t->why_func);
             }
             rule_hint(c, d, "%s", t->hint);
+            uint32_t rs, re;
+            const char *text;
+            if ((o->flags & IR_F_STMT) && rule_stmt_removal(c, o->span, &rs, &re, &text))
+                rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Remove `%s`", t->call), rs, re, text);
         }
     }
 }
@@ -361,6 +365,7 @@ static int engine__lint(const char *path, const char *src, size_t len, SourceLan
         for (uint32_t k = 1; k < m.error_spans.len; k++)
             if (m.error_spans.items[k].start < e.start) e = m.error_spans.items[k];
         out->syntax_error = true;
+        out->n_syntax_errors = m.error_spans.len;
         out->notes = arena_printf(&out->arena, "syntax error at %u:%u: linted around it", e.row + 1, e.col + 1);
     }
     Facts fx;

@@ -39,6 +39,7 @@ typedef struct LintResult {
     Span *comments;       /* every comment of the file, in source order (for editors adding a noqa) */
     uint32_t n_comments;
     bool syntax_error;
+    uint32_t n_syntax_errors; /* ERROR/MISSING regions (fix_file reverts a fix that adds one) */
     bool skipped;         /* too large / binary */
     ExportedFunc *exports; /* summaries of the file's top-level functions */
     uint32_t n_exports;
