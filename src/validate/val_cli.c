@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "base/strbuf.h"
 #include "engine/engine.h"
+#include "engine/fix.h"
 #include "out/out.h"
 #include "validate/val_env.h"
 #include "validate/val_fs.h"
@@ -229,40 +230,6 @@ static char **cli__harness_argv(Cli *c, char **words, uint32_t n)
     return v;
 }
 
-/* ---- interim fix application (replaced by engine/fix.h's fix_apply once it is on main) ---- */
-
-static uint32_t cli__fix_apply(const char *src, size_t len, const Fix *const *fixes, uint32_t n, StrBuf *out)
-{
-    /* source order by first edit; a fix that overlaps an accepted one is skipped */
-    const Fix **order = gl_calloc(n ? n : 1, sizeof *order);
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (fixes[i] && fixes[i]->n_edits) order[m++] = fixes[i];
-    for (uint32_t i = 1; i < m; i++)
-        for (uint32_t j = i; j > 0 && order[j]->edits[0].start < order[j - 1]->edits[0].start; j--) {
-            const Fix *t = order[j];
-            order[j] = order[j - 1], order[j - 1] = t;
-        }
-    uint32_t at = 0, applied = 0;
-    for (uint32_t i = 0; i < m; i++) {
-        const Fix *fx = order[i];
-        bool ok = fx->edits[0].start >= at;
-        for (uint32_t e = 0; e < fx->n_edits && ok; e++)
-            ok = fx->edits[e].end <= len && fx->edits[e].start <= fx->edits[e].end &&
-                 (e == 0 || fx->edits[e].start >= fx->edits[e - 1].end);
-        if (!ok) continue;
-        for (uint32_t e = 0; e < fx->n_edits; e++) {
-            sb_append(out, src + at, fx->edits[e].start - at);
-            sb_puts(out, fx->edits[e].text ? fx->edits[e].text : "");
-            at = fx->edits[e].end;
-        }
-        applied++;
-    }
-    sb_append(out, src + at, len - at);
-    gl_free(order);
-    return applied;
-}
-
 /* ---- running one variant of one program ---- */
 
 typedef struct PollCtx {
@@ -388,12 +355,17 @@ static void cli__run_variant(Cli *c, ValGroup *g, uint32_t gi, ValVariant v)
         StrBuf fixed;
         sb_init(&fixed);
         if (v == VAL_FIXED) {
-            const Fix **fx = gl_calloc(vf->n_diags + 1, sizeof *fx);
+            /* A loop's fixes go in together, and only when every finding on it has one: fixing half
+             * (dropping retain_graph=True but not detaching the carried state) breaks the program. */
+            const Fix **fx = gl_calloc(c->findings.len + 1, sizeof *fx);
             uint32_t nfx = 0;
-            for (uint32_t d = 0; d < vf->n_diags; d++)
-                if (vf->diags[d].fix && c->select.on[vf->diags[d].rule] && cli__is_growth_rule(vf->diags[d].rule))
-                    fx[nfx++] = vf->diags[d].fix;
-            cli__fix_apply(vf->src, vf->len, fx, nfx, &fixed);
+            for (uint32_t k = 0; k < c->findings.len; k++) {
+                const ValFinding *fd = &c->findings.items[k];
+                if (fd->group == gi && fd->file == f && fd->d->fix && g->loops.items[fd->loop].has_fix)
+                    fx[nfx++] = fd->d->fix;
+            }
+            sb_append(&fixed, "", 0);
+            fix_apply(vf->src, vf->len, fx, nfx, &fixed);
             gl_free(fx);
             src = fixed.data, len = fixed.len;
         }
@@ -566,7 +538,8 @@ static void cli__verdict(Cli *c, ValFinding *f)
     }
     if (!lp->has_fix) {
         f->verdict = VAL_CONFIRMED;
-        f->reason = "no automatic fix to compare with: leaky run only";
+        f->reason = f->d->fix ? "the other finding on this loop has no automatic fix, so neither was applied: leaky run only"
+                              : "no automatic fix to compare with: leaky run only";
         return;
     }
     const ValRunOut *F = &g->run[VAL_FIXED];
@@ -609,7 +582,13 @@ static void cli__table(Cli *c, FILE *fp)
     fprintf(fp, "gradleak validate: %u growth finding%s in %u program%s; device %s, torch %s, %u iterations\n\n",
             c->findings.len, c->findings.len == 1 ? "" : "s", c->groups.len, c->groups.len == 1 ? "" : "s",
             dev ? dev : "(none ran)", torchv ? torchv : "-", c->iterations);
-    fprintf(fp, "%-44s %-7s %-22s %-12s %-15s %-16s %s\n", "finding", "iters", "leaky/iteration", "fixed/iter",
+    int wf = 7;
+    for (uint32_t i = 0; i < c->findings.len; i++) {
+        const ValFinding *f = &c->findings.items[i];
+        int w = (int)strlen(c->files[f->file].path) + 12;
+        if (w > wf) wf = w;
+    }
+    fprintf(fp, "%-*s %-7s %-22s %-12s %-15s %-16s %s\n", wf, "finding", "iters", "leaky/iteration", "fixed/iter",
             "class pred/meas", "verdict", "time");
     uint32_t nconf = 0, nnot = 0, ninc = 0;
     for (uint32_t i = 0; i < c->findings.len; i++) {
@@ -636,7 +615,7 @@ static void cli__table(Cli *c, FILE *fp)
         snprintf(t, sizeof t, "%.1f s", f->seconds);
         const char *vn = val_verdict_name(f->verdict);
         const char *col = !c->color ? "" : f->verdict == VAL_CONFIRMED ? "\033[1;31m" : f->verdict == VAL_NOT_REPRODUCED ? "\033[32m" : "\033[33m";
-        fprintf(fp, "%-44s %-7s %-22s %-12s %-15s %s", where, iters, lk, fx, cls, col);
+        fprintf(fp, "%-*s %-7s %-22s %-12s %-15s %s", wf, where, iters, lk, fx, cls, col);
         cli__pad(fp, vn, 16);
         fprintf(fp, "%s %s\n", c->color ? "\033[0m" : "", t);
         if (f->reason) fprintf(fp, "    %s%s\n", f->verdict == VAL_INCONCLUSIVE ? "inconclusive: " : "", f->reason);
@@ -900,7 +879,10 @@ static void cli__group(Cli *c)
                 array_push(&g->loops, lp);
                 li = g->loops.len - 1;
             }
-            if (dg->fix) g->loops.items[li].has_fix = true;
+            /* has_fix: every finding on the loop has a fix (cleared by the first that has none) */
+            ValLoop *lpp = &g->loops.items[li];
+            if (!lpp->fix_seen) lpp->has_fix = true, lpp->fix_seen = true;
+            if (!dg->fix) lpp->has_fix = false;
             ValFinding f;
             memset(&f, 0, sizeof f);
             f.file = fi, f.d = dg, f.group = gi, f.loop = li;

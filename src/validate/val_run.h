@@ -62,7 +62,8 @@ typedef struct ValLoop {
     uint32_t file;      /* index into the runner's files */
     ValLoopRef ref;
     uint32_t k;         /* probe id in the group's runs */
-    bool has_fix;       /* some finding on this loop has a fix */
+    bool has_fix;       /* every finding on this loop has a fix: the fixed run applies them together */
+    bool fix_seen;
     const char *error;  /* why it cannot be instrumented, or NULL */
 } ValLoop;
 

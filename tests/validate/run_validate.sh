@@ -52,11 +52,13 @@ fi
 gl validate --device cpu --iterations 12 --timeout 120 --python "$PY" --output-format json fixtures/run/
 cp "$T/out" "$T/fixtures.json"
 if [ $RC = 1 ]; then ok validate/fixtures-exit-1; else fail validate/fixtures-exit-1 "rc=$RC $(tail -3 "$T/err")"; fi
-# file code verdict predicted measured(! = not) fixed-required
+# id file[:line] code verdict predicted measured(!x = not x) fix(= the fixed run must be flat)
 while read -r id file code verdict pred meas needfix; do
     got=$("$PY" - "$T/fixtures.json" "$file" "$code" <<'EOF'
 import json, sys
-rows = [r for r in json.load(open(sys.argv[1])) if r["path"].endswith("/" + sys.argv[2]) and r["code"] == sys.argv[3]]
+name, _, line = sys.argv[2].partition(":")
+rows = [r for r in json.load(open(sys.argv[1])) if r["path"].endswith("/" + name) and r["code"] == sys.argv[3]
+        and (not line or r["line"] == int(line))]
 if len(rows) != 1:
     print("rows=%d" % len(rows)); sys.exit()
 r = rows[0]
@@ -86,9 +88,11 @@ gl101-accum-then-backward-host gl101_accum_then_backward.py GL101 not_reproduced
 gl102-collect gl102_collect_outputs.py GL102 confirmed device device fix
 gl103-self-hidden gl103_self_hidden.py GL103 confirmed device device -
 gl103-self-hidden-retain gl103_self_hidden.py GL105 confirmed device device -
-gl104-sample gl104_sample_chars.py GL104 confirmed device device -
-gl105-tbptt-retain gl105_tbptt_retain_graph.py GL105 confirmed device device -
-gl105-tbptt-state gl105_tbptt_retain_graph.py GL103 confirmed device device -
+gl104-sample gl104_sample_chars.py GL104 confirmed device device fix
+gl105-tbptt-retain gl105_tbptt_retain_graph.py GL105 confirmed device device fix
+gl105-tbptt-state gl105_tbptt_retain_graph.py GL103 confirmed device device fix
+seed000-generation seed000_evaluate.py:44 GL104 confirmed device device fix
+seed000-priming-two-iterations seed000_evaluate.py:38 GL104 inconclusive device none -
 EOF
 
 # 2. the flagged file is a module the program imports (served by the import hook), with --cmd

@@ -48,6 +48,7 @@ class _State:
         self.base = None
         self.torch = None
         self.saved = 0
+        self.storages = {}  # storage data_ptr -> [saved references, bytes]
         self.hooks = None
         self.page = os.sysconf("SC_PAGE_SIZE")
 
@@ -63,19 +64,36 @@ class _Saved:
     It keeps t.detach() (same storage and version counter, no grad_fn), never t itself: an op's
     saved OUTPUT would otherwise point back at its own grad_fn, a reference cycle through C++
     that nothing collects (measured with torch 1.13: a flat loop then grows by every activation)."""
-    __slots__ = ("t", "n")
+    __slots__ = ("t", "key")
 
     def __init__(self, t):
         self.t = t.detach()
+        # Bytes are counted per storage, once however many graphs save it: a parameter saved by
+        # every step's Linear is one block of memory, not one per step.
         try:
-            self.n = t.numel() * t.element_size()
+            st = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+            key, n = st.data_ptr(), st.nbytes()
         except Exception:  # sparse or exotic tensors: not counted
-            self.n = 0
-        _state.saved += self.n
+            key, n = 0, 0
+        self.key = key
+        if key:
+            refs = _state.storages.get(key)
+            if refs is None:
+                _state.storages[key] = [1, n]
+                _state.saved += n
+            else:
+                refs[0] += 1
 
     def __del__(self):
-        if _state is not None:
-            _state.saved -= self.n
+        s = _state
+        if s is None or not self.key:
+            return
+        refs = s.storages.get(self.key)
+        if refs is not None:
+            refs[0] -= 1
+            if refs[0] == 0:
+                del s.storages[self.key]
+                s.saved -= refs[1]
 
 
 def _unpack(h):
