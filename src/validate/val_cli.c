@@ -891,6 +891,21 @@ static void cli__group(Cli *c)
     }
 }
 
+/* Did some loop that has fixes grow steadily in the leaky run (the fixed run is then worth its time)? */
+static bool cli__grew(Cli *c, const ValGroup *g)
+{
+    const ValRunOut *r = &g->run[VAL_LEAKY];
+    uint32_t warm = GL_MAX(2u, c->iterations / 5);
+    for (uint32_t l = 0; l < g->loops.len && r->loops; l++) {
+        const ValLoop *lp = &g->loops.items[l];
+        if (!lp->has_fix || lp->error || r->loops[lp->k].t.len < warm + 5) continue;
+        const char *name;
+        ValFit fit = val_fit(val_primary(r, &r->loops[lp->k], &name), warm);
+        if (fit.slope >= VAL_FLOOR_BYTES && fit.r2 >= VAL_MIN_R2) return true;
+    }
+    return false;
+}
+
 static void cli__history(Cli *c)
 {
     /* The SQLite history (src/cache) is not on main yet: nothing is recorded. */
@@ -998,8 +1013,8 @@ int val_main(int argc, char **argv, const ValHost *host)
                 any_loop |= !grp->loops.items[l].error;
             }
             if (any_loop) cli__run_variant(&c, grp, g, VAL_LEAKY);
-            /* the fixed run only matters when some loop grew in the leaky one */
-            if (any_fix && grp->run[VAL_LEAKY].attempted) cli__run_variant(&c, grp, g, VAL_FIXED);
+            /* the fixed run only matters when a loop with fixes grew steadily in the leaky one */
+            if (any_fix && grp->run[VAL_LEAKY].attempted && cli__grew(&c, grp)) cli__run_variant(&c, grp, g, VAL_FIXED);
             grp->seconds = grp->run[VAL_LEAKY].sb.wall_s + grp->run[VAL_FIXED].sb.wall_s;
         }
         for (uint32_t i = 0; i < c.findings.len; i++) {

@@ -7,7 +7,8 @@
  * Without a PID namespace B is the program itself. Every process is killed with its parent
  * (PR_SET_PDEATHSIG), and at the end everything left in the process group and in the pids cgroup
  * is SIGKILLed, so a `setsid` grandchild cannot survive even where namespaces are unavailable
- * (the cgroup catches it) — and where neither is available, that is said in the run's note. */
+ * (the cgroup catches it, and gradleak is the subreaper of every orphan, which it kills at the end). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -123,6 +124,42 @@ static void sb__cgroup_sweep(const char *dir)
         nanosleep(&ts, NULL);
     }
     for (int i = 0; i < 100 && rmdir(dir) != 0 && errno == EBUSY; i++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* SIGKILLs and reaps every child of this process that is not `except` (0: none), repeatedly, until
+ * none is left (at most ~2 s). With PR_SET_CHILD_SUBREAPER set, orphans of the run (a `setsid` daemon
+ * whose parent exited) become our children, so this catches them even without namespaces or cgroup. */
+static void sb__kill_adopted(void)
+{
+    pid_t self = getpid();
+    for (int round = 0; round < 200; round++) {
+        int found = 0;
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+            char p[300], buf[512];
+            snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
+            int fd = open(p, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) continue;
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            if (n <= 0) continue;
+            buf[n] = 0;
+            /* "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')' */
+            char *rp = strrchr(buf, ')');
+            long ppid = 0;
+            char st = 0;
+            if (!rp || sscanf(rp + 1, " %c %ld", &st, &ppid) != 2 || ppid != (long)self) continue;
+            found++;
+            kill((pid_t)atol(e->d_name), SIGKILL);
+        }
+        if (d) closedir(d);
+        while (waitpid(-1, NULL, WNOHANG) > 0) {}
+        if (!found) break;
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -309,7 +346,7 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     }
 
     char cgdir[1400];
-    bool have_cg = sb__cgroup_create(cgdir, sizeof cgdir, max_procs);
+    bool have_cg = !o->no_cgroup && sb__cgroup_create(cgdir, sizeof cgdir, max_procs);
     int cg_fd = -1;
     if (have_cg) {
         char p[1500];
@@ -323,6 +360,7 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
 
     double t0 = sb__now();
     pid_t parent = getpid();
+    prctl(PR_SET_CHILD_SUBREAPER, 1); /* orphans of the run come back to us (see sb__kill_adopted) */
     pid_t a = fork();
     if (a < 0) {
         int e = errno;
@@ -419,6 +457,7 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     /* whatever is left of the group, and of the cgroup (setsid escapees without a PID namespace) */
     kill(-a, SIGKILL);
     if (have_cg) sb__cgroup_sweep(cgdir);
+    sb__kill_adopted();
     for (int i = 0; i < 3; i++)
         if (pf[i].fd >= 0) close(pf[i].fd);
     r->wall_s = sb__now() - t0;

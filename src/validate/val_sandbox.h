@@ -27,6 +27,7 @@ typedef struct ValSandboxOpts {
     uint64_t fsize_bytes;     /* RLIMIT_FSIZE: largest file it may write; 0 = 256 MiB */
     uint32_t max_procs;       /* pids.max / RLIMIT_NPROC; 0 = 512 */
     bool no_namespaces;       /* tests: exercise the fallbacks */
+    bool no_cgroup;           /* tests: the fallback without a pids cgroup */
     ValPollFn poll;           /* may be NULL */
     void *poll_ctx;
 } ValSandboxOpts;

@@ -2,7 +2,7 @@
  * scrubbed environment `gradleak validate` builds, then prints what happened, one key=value a line,
  * followed by the captured stdout and stderr.
  *
- *   sandbox_run [--timeout S] [--fsize BYTES] [--procs N] [--no-ns] [--cuda] -- COMMAND [ARGS...] */
+ *   sandbox_run [--timeout S] [--fsize BYTES] [--procs N] [--no-ns] [--no-cgroup] [--cuda] -- COMMAND [ARGS...] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,6 +22,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--procs") && i + 1 < argc) o.max_procs = (uint32_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-ns")) o.no_namespaces = true;
         else if (!strcmp(argv[i], "--cuda")) cuda = true;
+        else if (!strcmp(argv[i], "--no-cgroup")) o.no_cgroup = true;
         else if (!strcmp(argv[i], "--")) {
             i++;
             break;
