@@ -1,17 +1,21 @@
 /* gradleak's command line: check, rule, rules, version, and the debug tools (ir, verify, bench). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/crash.h"
 #include "base/strbuf.h"
+#include "cache/cache.h"
 #include "cli/fixes.h"
 #include "cli/walk.h"
 #include "config/config.h"
 #include "engine/engine.h"
 #include "engine/project.h"
+#include "engine/result_codec.h"
 #include "engine/suppress.h"
 #include "front/py/py.h"
 #include "ir/dataflow.h"
@@ -39,6 +43,7 @@ static const char *const usage_text =
     "  debug ir FILE      Dump the IR and the loop kinds of a file\n"
     "  debug verify FILES Check fixtures' inline `# expect:` lines against the findings\n"
     "  debug bench PATHS  Time parse-only against full lint on the same files\n"
+    "  debug cache [DIR]  Check the cache database (integrity, schema, rows; exit 1 if damaged)\n"
     "\n"
     "Options for check:\n"
     "  --select CODES         Only these rules (comma-separated codes or names; ALL for every rule)\n"
@@ -60,8 +65,9 @@ static const char *const usage_text =
     "  --trace                Show the dataflow facts behind each finding\n"
     "  -j, --jobs N           Lint N files at a time (default: number of cores)\n"
     "  --max-file-size BYTES  Skip larger files with a note (default 8 MiB)\n"
+    "  --parse-timeout SECS   Skip a file whose parse takes longer, with a note (default 10)\n"
     "  --no-color             Never color the output (also: NO_COLOR=1)\n"
-    "  --no-cache             Accepted and ignored (this version has no cache)\n"
+    "  --no-cache             Neither read nor write the cache (.gradleak_cache/, or GRADLEAK_CACHE_DIR)\n"
     "\n"
     "Settings come from the nearest gradleak.toml, or pyproject.toml with [tool.gradleak], above each\n"
     "file (keys: select, ignore, extend-select, per-file-ignores, exclude, extend-exclude,\n"
@@ -95,12 +101,22 @@ static bool add_rule_op(ConfigOverrides *ov, RuleOpKind kind, const char *list, 
 /* Reads a whole file. Returns NULL with errno set on failure. */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused below) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)(UINT32_MAX / 2)) {
+        int e = errno;
+        if (S_ISDIR(st.st_mode)) e = EISDIR;
+        else if (!S_ISREG(st.st_mode)) e = ENODEV; /* FIFO, socket, device: "No such device" */
+        else if (st.st_size > (off_t)(UINT32_MAX / 2)) e = EFBIG;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
         return NULL;
     }
     StrBuf sb;
@@ -119,14 +135,19 @@ static char *read_file(const char *path, size_t *len)
     return sb_take(&sb);
 }
 
+/* One file of a run. Workers fill in the results; the main thread reads them after the pool is
+ * joined. */
 typedef struct FileJob {
     const char *path;
-    LintOptions opts; /* the rules of this file (configuration, flags, per-file-ignores) */
+    LintOptions opts;  /* the rules of this file (configuration, flags, per-file-ignores) */
+    char *key;         /* absolute path: the cache key (NULL: not cached) */
+    uint64_t ext_hash; /* of the other files' summaries attached to opts (0: none) */
     char *src;
     size_t len;
-    LintResult res;
+    LintResult res;    /* compact: the findings, notes and summaries, not the IR */
     int read_errno;
     bool done;
+    bool cached;       /* served from the cache */
 } FileJob;
 
 typedef struct Pool {
@@ -134,17 +155,90 @@ typedef struct Pool {
     uint32_t n;
     uint32_t next;
     pthread_mutex_t mu;
+    Cache *cache;
 } Pool;
 
-static void lint_job(FileJob *j)
+/* Everything besides the bytes and the path that decides a file's findings: its cache key. */
+static uint64_t settings_key(const LintOptions *o, uint64_t ext_hash)
+{
+    uint8_t buf[RULE_COUNT + 16];
+    size_t n = 0;
+    memcpy(buf, o->rules.on, RULE_COUNT), n += RULE_COUNT;
+    buf[n++] = o->trace;
+    memcpy(buf + n, &o->max_bytes, sizeof o->max_bytes), n += sizeof o->max_bytes;
+    memcpy(buf + n, &ext_hash, sizeof ext_hash), n += sizeof ext_hash;
+    return cache_hash64(buf, n, 0x676c);
+}
+
+/* The summaries that project_attach gave o, for the names file r calls: what a re-lint depends on
+ * besides the file itself. */
+static uint64_t ext_key(const LintOptions *o, const LintResult *r)
+{
+    if (!o->ext) return 0;
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = 0; i < r->n_calls; i++) {
+        const ExternSummary *s = o->ext(o->ext_ctx, r->calls[i].qual);
+        uint8_t b[12] = {0};
+        if (s) {
+            b[0] = 1, b[1] = s->kind, b[2] = s->grad, b[3] = s->elem, b[4] = s->nparams;
+            memcpy(b + 5, &s->flags, 2), memcpy(b + 7, &s->pmask, 2), b[9] = s->cmask;
+        }
+        h = cache_hash64(r->calls[i].qual, strlen(r->calls[i].qual), h);
+        h = cache_hash64(b, sizeof b, h);
+    }
+    return h ? h : 1;
+}
+
+static void lint_job(FileJob *j, Cache *cache)
 {
     const LintOptions *o = &j->opts;
+    if (gl_crash_skipped(j->path)) { /* it crashed an earlier execution of this run (src/base/crash.h) */
+        j->read_errno = -1;
+        return;
+    }
     if (!j->src) j->src = read_file(j->path, &j->len); /* a second round reuses the first's bytes */
     if (!j->src) {
         j->read_errno = errno ? errno : EIO;
         return;
     }
-    if (engine_lint(j->path, j->src, j->len, LANG_PYTHON, o, &j->res) < 0) j->read_errno = -1;
+    uint64_t content = 0, skey = 0;
+    if (cache && j->key) {
+        content = cache_hash64(j->src, j->len, 0);
+        skey = settings_key(o, j->ext_hash);
+        void *blob;
+        size_t n;
+        if (cache_get(cache, j->key, skey, content, j->len, &blob, &n) == 1) {
+            if (lint_result_decode(blob, n, &j->res) == 0) j->cached = true;
+            else lint_result_free(&j->res);
+            gl_free(blob);
+        }
+        if (j->cached) {
+            j->done = true;
+            return;
+        }
+    }
+    LintResult full;
+    if (engine_lint(j->path, j->src, j->len, LANG_PYTHON, o, &full) < 0) {
+        lint_result_free(&full);
+        memset(&j->res, 0, sizeof j->res);
+        j->read_errno = -1;
+        return;
+    }
+    /* Keep what the run needs and drop the arena with the file's IR (it is most of the memory):
+     * the encoding is both the compact copy and the blob the cache stores. */
+    StrBuf sb;
+    sb_init(&sb);
+    lint_result_encode(&sb, &full);
+    lint_result_free(&full);
+    if (lint_result_decode(sb.data, sb.len, &j->res) < 0) {
+        lint_result_free(&j->res);
+        memset(&j->res, 0, sizeof j->res);
+        j->read_errno = -1; /* our own encoding: a bug */
+        sb_free(&sb);
+        return;
+    }
+    if (cache && j->key) cache_put(cache, j->key, skey, content, j->len, sb.data, sb.len);
+    sb_free(&sb);
     j->done = true;
 }
 
@@ -156,18 +250,21 @@ static void *pool_worker(void *arg)
         uint32_t i = p->next++;
         pthread_mutex_unlock(&p->mu);
         if (i >= p->n) return NULL;
-        lint_job(&p->jobs[i]);
+        lint_job(&p->jobs[i], p->cache);
     }
 }
 
-static void lint_all(FileJob *jobs, uint32_t n, int nthreads)
+/* Lints jobs[0..n) on nthreads workers. Each job's result depends on that job alone, so the
+ * order the workers take them in changes nothing. */
+static void lint_all(FileJob *jobs, uint32_t n, int nthreads, Cache *cache)
 {
     if (nthreads <= 1 || n < 2) {
-        for (uint32_t i = 0; i < n; i++) lint_job(&jobs[i]);
+        for (uint32_t i = 0; i < n; i++) lint_job(&jobs[i], cache);
         return;
     }
-    Pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    Pool p = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, cache};
     if (nthreads > 64) nthreads = 64;
+    if ((uint32_t)nthreads > n) nthreads = (int)n;
     pthread_t th[64];
     int started = 0;
     for (int i = 0; i < nthreads; i++)
@@ -177,9 +274,10 @@ static void lint_all(FileJob *jobs, uint32_t n, int nthreads)
 }
 
 /* Files linted together share their functions' summaries: lint again, in rounds, the files whose
- * calls reach a function of another file (engine/project.h). With keep, the project is handed to
- * the caller (who frees it) instead of freed: --fix re-lints files against it. */
-static void lint_project(FileJob *jobs, uint32_t n, int nthreads, Project **keep)
+ * calls reach a function of another file (engine/project.h). A re-lint is cached under the
+ * summaries it was given (ext_key). With keep, the project is handed to the caller (who frees it)
+ * instead of freed: --fix re-lints files against it. */
+static void lint_project(FileJob *jobs, uint32_t n, int nthreads, Cache *cache, Project **keep)
 {
     if (keep) *keep = NULL;
     if (n < 2) return;
@@ -192,10 +290,11 @@ static void lint_project(FileJob *jobs, uint32_t n, int nthreads, Project **keep
     while ((k = project_next_round(p, which)) != 0) {
         for (uint32_t j = 0; j < k; j++) {
             const FileJob *old = &jobs[which[j]];
-            again[j] = (FileJob){.path = old->path, .opts = old->opts, .src = old->src, .len = old->len};
+            again[j] = (FileJob){.path = old->path, .opts = old->opts, .key = old->key, .src = old->src, .len = old->len};
             project_attach(p, which[j], &again[j].opts);
+            again[j].ext_hash = ext_key(&again[j].opts, &old->res);
         }
-        lint_all(again, k, nthreads);
+        lint_all(again, k, nthreads, cache);
         for (uint32_t j = 0; j < k; j++) {
             FileJob *old = &jobs[which[j]];
             if (!again[j].done) {
@@ -204,6 +303,7 @@ static void lint_project(FileJob *jobs, uint32_t n, int nthreads, Project **keep
             }
             lint_result_free(&old->res);
             old->res = again[j].res;
+            old->cached = again[j].cached;
             project_set(p, which[j], old->path, &old->res);
         }
     }
@@ -256,7 +356,7 @@ static int cmd_check(int argc, char **argv)
     lint_options_default(&o);
     OutFormat fmt = OUT_FULL;
     bool exit_zero = false, statistics = false, color = isatty(1) && !getenv("NO_COLOR");
-    bool force_exclude = false;
+    bool force_exclude = false, use_cache = true;
     int jobs = 0;
     ConfigOverrides ov;
     config_overrides_init(&ov);
@@ -310,6 +410,12 @@ static int cmd_check(int argc, char **argv)
             unsigned long n = strtoul(val, &end, 10);
             if (*end || n == 0 || n > UINT32_MAX) die_usage("--max-file-size: expected a byte count, got '%s'", val);
             o.max_bytes = (uint32_t)n;
+        } else if (TAKE("--parse-timeout")) {
+            char *end;
+            double secs = strtod(val, &end);
+            if (*end || !(secs >= 0.001 && secs <= 3600))
+                die_usage("--parse-timeout: expected seconds from 0.001 to 3600, got '%s'", val);
+            o.parse_timeout_ms = (uint32_t)(secs * 1000.0 + 0.5);
         } else if (cli_fix_flag(&cf, a)) {
         } else if (!strcmp(a, "--exit-zero")) {
             exit_zero = true;
@@ -320,7 +426,7 @@ static int cmd_check(int argc, char **argv)
         } else if (!strcmp(a, "--no-color")) {
             color = false;
         } else if (!strcmp(a, "--no-cache")) {
-            /* accepted for pre-commit configs written for later versions: there is no cache yet */
+            use_cache = false;
         } else if (!strcmp(a, "--")) {
             for (i++; i < argc; i++) paths[npaths++] = argv[i];
         } else if (a[0] == '-' && a[1]) {
@@ -378,25 +484,46 @@ static int cmd_check(int argc, char **argv)
         if (config_settings_for(cfg, j->path, &s, &err) < 0) {
             /* a configuration file below the cwd that the walk did not consult (explicit paths) */
             fprintf(stderr, "gradleak: error: %s\n", err.message);
-            for (uint32_t k = 0; k < i; k++) lint_result_free(&jobsv[k].res);
+            for (uint32_t k = 0; k < i; k++) gl_free(jobsv[k].key);
             gl_free(jobsv);
             walk_list_free(&files);
             config_free(cfg);
             return EXIT_ERROR;
         }
         settings_rules_for(s, j->path, &j->opts.rules);
+        if (use_cache) j->key = config_abspath(j->path);
     }
-    lint_all(jobsv, files.len, jobs);
+    Cache *cache = NULL;
+    if (use_cache && files.len) {
+        char *dir = cache_dir_default(top->root);
+        cache = cache_open(dir);
+        gl_free(dir);
+    }
+    lint_all(jobsv, files.len, jobs, cache);
     Project *proj = NULL;
-    lint_project(jobsv, files.len, jobs, cli_fix_active(&cf) ? &proj : NULL);
+    lint_project(jobsv, files.len, jobs, cache, cli_fix_active(&cf) ? &proj : NULL);
+    for (uint32_t i = 0; i < files.len && !cli_fix_active(&cf); i++)
+        if (!jobsv[i].res.diags.len) {
+            /* code frames only: the bytes of clean files can go now */
+            gl_free(jobsv[i].src);
+            jobsv[i].src = NULL;
+        }
 
     OutFile *of = gl_calloc(files.len ? files.len : 1, sizeof(OutFile));
     uint32_t nof = 0, nfind = 0;
     for (uint32_t i = 0; i < files.len; i++) {
         FileJob *j = &jobsv[i];
         if (j->read_errno) {
-            fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", j->path,
-                    j->read_errno > 0 ? strerror(j->read_errno) : "internal error (this is a bug in gradleak " GL_VERSION ")");
+            if (j->read_errno == ENOENT) { /* the walk saw it: deleted since (a concurrent checkout, a build) */
+                fprintf(stderr, "gradleak: warning: %s: vanished before it could be read: skipped\n", j->path);
+                continue;
+            }
+            if (j->read_errno > 0)
+                fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", j->path,
+                        j->read_errno == ENODEV ? "not a regular file" : strerror(j->read_errno));
+            else
+                fprintf(stderr, "gradleak: error: %s: not linted: internal error (this is a bug in gradleak " GL_VERSION ")\n",
+                        j->path);
             errors++;
             continue;
         }
@@ -431,8 +558,20 @@ static int cmd_check(int argc, char **argv)
         errors++;
     }
     fflush(stdout);
+    if (cache) {
+        if (getenv("GRADLEAK_DEBUG_CACHE")) {
+            uint32_t hits = 0;
+            for (uint32_t i = 0; i < files.len; i++) hits += jobsv[i].cached;
+            fprintf(stderr, "gradleak: cache: %u hits, %u misses%s\n", hits, files.len - hits,
+                    cache_enabled(cache) ? "" : " (cache off)");
+        }
+        cache_flush(cache);
+        if (cache_warning(cache)) fprintf(stderr, "gradleak: warning: %s\n", cache_warning(cache));
+        cache_close(cache);
+    }
     for (uint32_t i = 0; i < files.len; i++) {
         gl_free(jobsv[i].src);
+        gl_free(jobsv[i].key);
         lint_result_free(&jobsv[i].res);
     }
     gl_free(jobsv);
@@ -542,8 +681,8 @@ static int debug_summaries(int argc, char **argv)
     lint_options_default(&o);
     FileJob *jobs = gl_calloc((size_t)argc, sizeof *jobs);
     for (int i = 0; i < argc; i++) jobs[i].path = argv[i], jobs[i].opts = o;
-    lint_all(jobs, (uint32_t)argc, 1);
-    lint_project(jobs, (uint32_t)argc, 1, NULL);
+    lint_all(jobs, (uint32_t)argc, 1, NULL);
+    lint_project(jobs, (uint32_t)argc, 1, NULL, NULL);
     int rc = EXIT_CLEAN;
     for (int i = 0; i < argc; i++) {
         const LintResult *r = &jobs[i].res;
@@ -591,7 +730,7 @@ static int debug_verify(int argc, char **argv)
     lint_options_default(&o);
     FileJob *jobs = gl_calloc(files.len ? files.len : 1, sizeof *jobs);
     for (uint32_t fi = 0; fi < files.len; fi++) jobs[fi].path = files.items[fi].path, jobs[fi].opts = o;
-    lint_all(jobs, files.len, 1);
+    lint_all(jobs, files.len, 1, NULL);
     /* the files of a folder named project_* are linted together (cross-file summaries); sorted
      * paths keep them next to each other */
     for (uint32_t fi = 0, end; fi < files.len; fi = end) {
@@ -599,7 +738,7 @@ static int debug_verify(int argc, char **argv)
         const char *slash = p ? strchr(p + 1, '/') : NULL;
         size_t prefix = slash ? (size_t)(slash - jobs[fi].path) + 1 : 0;
         for (end = fi + 1; prefix && end < files.len && !strncmp(jobs[end].path, jobs[fi].path, prefix);) end++;
-        if (end - fi > 1) lint_project(jobs + fi, end - fi, 1, NULL);
+        if (end - fi > 1) lint_project(jobs + fi, end - fi, 1, NULL, NULL);
     }
     for (uint32_t fi = 0; fi < files.len; fi++) {
         const char *path = jobs[fi].path;
@@ -716,8 +855,8 @@ static int debug_bench(int argc, char **argv)
         uint32_t n = 0;
         for (uint32_t i = 0; i < files.len; i++)
             if (srcs[i]) jobs[n++] = (FileJob){.path = files.items[i].path, .opts = o, .src = srcs[i], .len = lens[i]};
-        lint_all(jobs, n, 1);
-        lint_project(jobs, n, 1, NULL);
+        lint_all(jobs, n, 1, NULL);
+        lint_project(jobs, n, 1, NULL, NULL);
         double t3 = now_s();
         project_findings = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -749,6 +888,19 @@ static int debug_bench(int argc, char **argv)
     return EXIT_CLEAN;
 }
 
+/* The cache database's health: integrity_check, schema version, journal mode, row counts. */
+static int debug_cache(int argc, char **argv)
+{
+    char *dir = argc > 0 ? gl_strdup(argv[0]) : cache_dir_default(".");
+    StrBuf out;
+    sb_init(&out);
+    int rc = cache_check(dir, &out);
+    fputs(out.data ? out.data : "", stdout);
+    sb_free(&out);
+    gl_free(dir);
+    return rc == 0 ? EXIT_CLEAN : EXIT_FINDINGS;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -756,6 +908,8 @@ int main(int argc, char **argv)
         return argc < 2 ? EXIT_ERROR : EXIT_CLEAN;
     }
     const char *cmd = argv[1];
+    /* an internal error exits 2 with a report, never by a signal; `check` goes on without the file */
+    gl_crash_install(argv, !strcmp(cmd, "check"));
     if (!strcmp(cmd, "check")) {
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -779,6 +933,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[2], "ir")) return debug_ir(argc - 3, argv + 3);
         if (!strcmp(argv[2], "verify")) return debug_verify(argc - 3, argv + 3);
         if (!strcmp(argv[2], "bench")) return debug_bench(argc - 3, argv + 3);
+        if (!strcmp(argv[2], "cache")) return debug_cache(argc - 3, argv + 3);
         if (!strcmp(argv[2], "summaries")) return debug_summaries(argc - 3, argv + 3);
     }
     fprintf(stderr, "gradleak: error: unknown command '%s'\nRun 'gradleak --help' for usage.\n", cmd);

@@ -144,6 +144,12 @@ static char *config__abspath(const char *cwd, const char *path)
     return out;
 }
 
+char *config_abspath(const char *path)
+{
+    char cwd[4096];
+    return config__abspath(getcwd(cwd, sizeof cwd) ? cwd : "/", path);
+}
+
 /* path relative to root when it lies below it, else path itself. Points into path. */
 static const char *config__relative(const char *root, const char *abs)
 {

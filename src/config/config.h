@@ -114,6 +114,10 @@ bool settings_excluded_entry(const Settings *s, const char *path);
 int config_load_file(const char *path, const ConfigOverrides *ov, Settings *out, ConfigError *err);
 void settings_free(Settings *s);
 
+/* Absolute, lexically normalised form of path (relative to the cwd; "." and ".." resolved, symlinks
+ * not followed). gl_free it. */
+char *config_abspath(const char *path);
+
 /* Glob matching as exclude and per-file-ignores use it: `*` and `?` stay within one path
  * component, `**` spans components (`**` followed by a slash also matches no folder at all), `[a-z]`/`[!a]` classes, `\`
  * escapes. Exposed for tests. */

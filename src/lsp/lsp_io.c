@@ -29,6 +29,8 @@ void lsp_reader_init(LspReader *r, LspReadFn fn, void *ctx, int fd)
     r->ctx = ctx;
     r->fd = fd;
     r->max_body = LSP_MAX_BODY;
+    r->cap = 4096; /* never NULL: pointer arithmetic on it is always defined */
+    r->buf = gl_malloc(r->cap);
 }
 
 void lsp_reader_init_fd(LspReader *r, int fd)

@@ -282,6 +282,21 @@ async function diagnosticsAndActions() {
     check('lsp-2.14 fix-all source action (only: source.fixAll.gradleak)', all && r.result.every((a) => a.kind === 'source.fixAll.gradleak'),
         show(r));
     if (all) p = await many.change(all.edit.changes[many.uri]);
+    {
+        // the same result as `gradleak check --fix` on the same text (one fix engine for both)
+        const fs = require('fs');
+        const os = require('os');
+        const path = require('path');
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gradleak-lsp-fix-'));
+        const f = path.join(dir, 'many.py');
+        const before = 'import torch\n\n\ndef f(loader, model):\n    for x, y in loader:\n        x.cuda()\n        y.cuda()\n' +
+            '        loss = model(x).sum()\n        loss.backward(retain_variables=True)\n';
+        fs.writeFileSync(f, before);
+        cp.spawnSync(GL, ['check', '--fix', '--exit-zero', '--isolated', f]);
+        const cli = fs.readFileSync(f, 'utf8');
+        fs.rmSync(dir, { recursive: true, force: true });
+        check('lsp-2.15a fix-all gives what `check --fix` writes', cli === many.text && cli !== before, JSON.stringify(cli) + ' vs ' + JSON.stringify(many.text));
+    }
     check('lsp-2.15 fix-all leaves no fixable finding', p && p.diagnostics.every((d) => !(d.data && d.data.fix && d.data.fix.applicability === 'safe')) &&
         many.text.includes('x = x.cuda()') && many.text.includes('y = y.cuda()') && many.text.includes('retain_graph=True'),
     show(p) + '\n' + many.text);
