@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/strbuf.h"
+#include "cache/history.h"
 #include "engine/engine.h"
 #include "engine/fix.h"
 #include "out/out.h"
@@ -906,10 +907,35 @@ static bool cli__grew(Cli *c, const ValGroup *g)
     return false;
 }
 
+/* One history row per finding (.gradleak_cache/cache.db, table validation_runs). Best effort: a
+ * database that cannot be written is a warning, never a different exit status. */
 static void cli__history(Cli *c)
 {
-    /* The SQLite history (src/cache) is not on main yet: nothing is recorded. */
-    GL_UNUSED(c);
+    for (uint32_t i = 0; i < c->findings.len; i++) {
+        const ValFinding *f = &c->findings.items[i];
+        const ValGroup *g = &c->groups.items[f->group];
+        const ValRunOut *r = &g->run[VAL_LEAKY];
+        const ValLoop *lp = &g->loops.items[f->loop];
+        ValidationRun vr;
+        memset(&vr, 0, sizeof vr);
+        vr.path = c->files[f->file].path;
+        vr.rule = rule_info((RuleId)f->d->rule)->code;
+        vr.line = f->d->span.row + 1;
+        vr.device = r->device ? r->device : "none";
+        vr.torch_version = r->torch_version ? r->torch_version : "";
+        vr.iterations = r->loops ? r->loops[lp->k].t.len : 0;
+        vr.leaky_bytes_per_iter = f->fit[VAL_LEAKY].ok ? f->fit[VAL_LEAKY].slope : 0;
+        vr.fixed_bytes_per_iter = f->fit[VAL_FIXED].ok ? f->fit[VAL_FIXED].slope : 0;
+        vr.r2 = f->fit[VAL_LEAKY].ok ? f->fit[VAL_LEAKY].r2 : 0;
+        vr.verdict = f->verdict == VAL_INCONCLUSIVE ? arena_printf(&c->arena, "inconclusive: %s", f->reason ? f->reason : "")
+                                                   : val_verdict_name(f->verdict);
+        vr.duration_s = f->seconds;
+        char err[256];
+        if (history_add_validation(NULL, &vr, err, sizeof err) != 0) {
+            fprintf(stderr, "gradleak: warning: the validation history was not recorded: %s\n", err);
+            return;
+        }
+    }
 }
 
 int val_main(int argc, char **argv, const ValHost *host)

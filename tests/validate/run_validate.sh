@@ -49,7 +49,7 @@ if [ -z "$PY" ]; then
 fi
 
 # 1. every fixture, one invocation, CPU; default --fail-on confirmed -> exit 1
-gl validate --device cpu --iterations 12 --timeout 120 --python "$PY" --output-format json fixtures/run/
+gl validate --no-history --device cpu --iterations 10 --timeout 120 --python "$PY" --output-format json fixtures/run/
 cp "$T/out" "$T/fixtures.json"
 if [ $RC = 1 ]; then ok validate/fixtures-exit-1; else fail validate/fixtures-exit-1 "rc=$RC $(tail -3 "$T/err")"; fi
 # id file[:line] code verdict predicted measured(!x = not x) fix(= the fixed run must be flat)
@@ -112,8 +112,16 @@ EOF
 if [ $RC = 1 ] && grep -q '"verdict": "confirmed"' "$T/out" && grep -q '"path": "pkg/evalmod.py"' "$T/out"; then
     ok validate/import-hook-cmd
 else fail validate/import-hook-cmd "rc=$RC $(tr '\n' ' ' <"$T/out" | head -c 600) $(tail -3 "$T/err")"; fi
+# ... one history row per finding in the project's .gradleak_cache (SQLite, table validation_runs)
+hist=$("$PY" -c "
+import sqlite3
+db = sqlite3.connect('$T/proj/.gradleak_cache/cache.db')
+for row in db.execute('select path, rule, line, verdict, iterations, leaky_bytes_per_iter > 4096, device from validation_runs'):
+    print(*row)" 2>&1)
+if [ "$hist" = "pkg/evalmod.py GL101 22 confirmed 10 1 cpu" ]; then ok validate/history-row
+else fail validate/history-row "$hist"; fi
 # ... and the working copy is a copy: the project is untouched (no __pycache__, no new files)
-if [ -z "$(find "$T/proj" -name __pycache__)" ] && [ "$(find "$T/proj" -type f | wc -l)" = 3 ]; then
+if [ -z "$(find "$T/proj" -name __pycache__)" ] && [ "$(find "$T/proj" -path "$T/proj/.gradleak_cache" -prune -o -type f -print | wc -l)" = 3 ]; then
     ok validate/project-untouched
 else fail validate/project-untouched "$(find "$T/proj")"; fi
 
@@ -129,7 +137,7 @@ printf 'import torch\n\n\ndef evaluate(batches):\n%s\n' "$body" >"$T/inc/never.p
 printf 'import torch\n\nraise RuntimeError("synthetic failure before the loop")\n\n\ndef evaluate(batches):\n%s\n' "$body" >"$T/inc/crash.py"
 printf 'import time\nimport torch\n\n\ndef evaluate(batches):\n%s\n\n\ntime.sleep(60)\nevaluate([torch.zeros(2)] * 50)\n' "$body" >"$T/inc/slow.py"
 t0=$(date +%s)
-gl validate --python "$PY" --device cpu --timeout 20 --output-format json "$T/inc"
+gl validate --no-history --python "$PY" --device cpu --timeout 20 --output-format json "$T/inc"
 t1=$(date +%s)
 verdict_of() { "$PY" -c "
 import json, sys
@@ -144,7 +152,7 @@ case $v in *"timed out"*) ok validate/inconclusive-timed-out ;; *) fail validate
 if [ $RC = 0 ] && [ $((t1 - t0)) -le 70 ]; then ok validate/inconclusive-exit-0; else fail validate/inconclusive-exit-0 "rc=$RC took $((t1 - t0)) s"; fi
 
 # 4. SARIF evidence, --fail-on never, and the HTML report
-gl validate --python "$PY" --device cpu --iterations 10 --output-format sarif --fail-on never --report "$T/report.html" \
+gl validate --no-history --python "$PY" --device cpu --iterations 10 --output-format sarif --fail-on never --report "$T/report.html" \
     fixtures/run/gl102_collect_outputs.py
 sarif=$("$PY" - "$T/out" <<'EOF'
 import json, sys
