@@ -282,6 +282,37 @@ bool rule_stmt_removal(RuleCtx *c, Span stmt, uint32_t *start, uint32_t *end, co
     return true;
 }
 
+/* The name that an `import` statement on line l binds to the torch module, or NULL: `import torch`,
+ * `import torch.nn` (binds torch), `import torch as t`; several names separated by commas. */
+static const char *rule__import_torch(RuleCtx *c, const SrcLine *l)
+{
+    const char *src = c->m->src;
+    uint32_t p = l->start + l->indent, e = l->end;
+    if (e - p < 7 || memcmp(src + p, "import", 6) || !rule__space(src[p + 6])) return NULL;
+    p += 6;
+    while (p < e && src[p] != '#' && src[p] != ';') {
+        while (p < e && (src[p] == ' ' || src[p] == '\t' || src[p] == ',')) p++;
+        uint32_t ms = p;
+        while (p < e && (rule__ident_char(src[p]) || src[p] == '.')) p++;
+        uint32_t me = p;
+        if (me == ms) return NULL;
+        while (p < e && (src[p] == ' ' || src[p] == '\t')) p++;
+        uint32_t as = 0, ae = 0;
+        if (e - p > 3 && !memcmp(src + p, "as", 2) && rule__space(src[p + 2])) {
+            p += 2;
+            while (p < e && (src[p] == ' ' || src[p] == '\t')) p++;
+            as = p;
+            while (p < e && rule__ident_char(src[p])) p++;
+            ae = p;
+        }
+        bool is_torch = me - ms == 5 && !memcmp(src + ms, "torch", 5);
+        bool sub = me - ms > 6 && !memcmp(src + ms, "torch.", 6);
+        if (is_torch && ae > as) return arena_strndup(c->arena, src + as, ae - as);
+        if (is_torch || (sub && ae == as)) return "torch";
+    }
+    return NULL;
+}
+
 const char *rule_torch_name(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -291,6 +322,14 @@ const char *rule_torch_name(RuleCtx *c)
             if (o->kind == IR_LOAD && o->qual && !strcmp(o->qual, "torch") && o->var != IR_NONE)
                 return f->vars.items[o->var].name;
         }
+    }
+    /* torch imported but never used by name: read the top-level import statements */
+    LineScan s = {c->m->src, (uint32_t)c->m->len, rule__is_bom(c->m->src, c->m->len) ? 3u : 0u, 0, false, 0, false};
+    SrcLine l;
+    while (linescan_next(&s, &l)) {
+        if (!l.logical || l.blank || l.indent) continue;
+        const char *n = rule__import_torch(c, &l);
+        if (n) return n;
     }
     return NULL;
 }
