@@ -96,6 +96,7 @@ summary=()
 for t in "${targets[@]}"; do
     bin=$out/fuzz_$t
     seeds=tests/fuzz/corpus/$t
+    [ "$t" = fix ] && seeds=tests/fuzz/corpus/lint # one Python corpus, as ruff's targets share one
     work=$out/corpus/$t
     crashes=$out/crashes/$t
     mkdir -p "$work" "$crashes"
@@ -115,10 +116,13 @@ for t in "${targets[@]}"; do
     # 2. fuzz: seeds + the kept working corpus (new inputs are written to the first folder only);
     # rule fixtures are extra seeds for the lint target
     extra=()
-    [ "$t" = lint ] && extra=(fixtures/rules fixtures/examples)
+    opts=()
+    [ "$t" = lint ] || [ "$t" = fix ] && extra=(fixtures/rules fixtures/examples)
+    # the server logs every malformed message; sanitizer reports still reach libFuzzer's own stderr
+    [ "$t" = lsp ] && opts=(-close_fd_mask=2)
     log=$out/fuzz-$t.log
     set +e
-    nice "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
+    nice "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 "${opts[@]}" \
         -artifact_prefix="$crashes/" $dict "$work" "$seeds" "${extra[@]}" >"$log" 2>&1
     rc=$?
     set -e

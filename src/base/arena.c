@@ -9,7 +9,7 @@ struct ArenaChunk {
     _Alignas(16) unsigned char data[];
 };
 
-#define ARENA_MIN_CHUNK (64 * 1024)
+#define ARENA_MIN_CHUNK (4 * 1024) /* small: every linted file keeps one arena (its findings) until the output */
 
 void arena_init(Arena *a) { a->head = NULL, a->used_total = 0; }
 

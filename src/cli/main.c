@@ -1,11 +1,13 @@
 /* gradleak's command line: check, rule, rules, version, and the debug tools (ir, verify, bench). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/crash.h"
 #include "base/strbuf.h"
 #include "cache/cache.h"
 #include "cli/fixes.h"
@@ -60,6 +62,7 @@ static const char *const usage_text =
     "  --trace                Show the dataflow facts behind each finding\n"
     "  -j, --jobs N           Lint N files at a time (default: number of cores)\n"
     "  --max-file-size BYTES  Skip larger files with a note (default 8 MiB)\n"
+    "  --parse-timeout SECS   Skip a file whose parse takes longer, with a note (default 10)\n"
     "  --no-color             Never color the output (also: NO_COLOR=1)\n"
     "  --no-cache             Neither read nor write the cache (.gradleak_cache/, or GRADLEAK_CACHE_DIR)\n"
     "\n"
@@ -95,12 +98,22 @@ static bool add_rule_op(ConfigOverrides *ov, RuleOpKind kind, const char *list, 
 /* Reads a whole file. Returns NULL with errno set on failure. */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused below) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)(UINT32_MAX / 2)) {
+        int e = errno;
+        if (S_ISDIR(st.st_mode)) e = EISDIR;
+        else if (!S_ISREG(st.st_mode)) e = ENODEV; /* FIFO, socket, device: "No such device" */
+        else if (st.st_size > (off_t)(UINT32_MAX / 2)) e = EFBIG;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
         return NULL;
     }
     StrBuf sb;
@@ -176,6 +189,10 @@ static uint64_t ext_key(const LintOptions *o, const LintResult *r)
 static void lint_job(FileJob *j, Cache *cache)
 {
     const LintOptions *o = &j->opts;
+    if (gl_crash_skipped(j->path)) { /* it crashed an earlier execution of this run (src/base/crash.h) */
+        j->read_errno = -1;
+        return;
+    }
     if (!j->src) j->src = read_file(j->path, &j->len); /* a second round reuses the first's bytes */
     if (!j->src) {
         j->read_errno = errno ? errno : EIO;
@@ -390,6 +407,12 @@ static int cmd_check(int argc, char **argv)
             unsigned long n = strtoul(val, &end, 10);
             if (*end || n == 0 || n > UINT32_MAX) die_usage("--max-file-size: expected a byte count, got '%s'", val);
             o.max_bytes = (uint32_t)n;
+        } else if (TAKE("--parse-timeout")) {
+            char *end;
+            double secs = strtod(val, &end);
+            if (*end || !(secs >= 0.001 && secs <= 3600))
+                die_usage("--parse-timeout: expected seconds from 0.001 to 3600, got '%s'", val);
+            o.parse_timeout_ms = (uint32_t)(secs * 1000.0 + 0.5);
         } else if (cli_fix_flag(&cf, a)) {
         } else if (!strcmp(a, "--exit-zero")) {
             exit_zero = true;
@@ -488,8 +511,16 @@ static int cmd_check(int argc, char **argv)
     for (uint32_t i = 0; i < files.len; i++) {
         FileJob *j = &jobsv[i];
         if (j->read_errno) {
-            fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", j->path,
-                    j->read_errno > 0 ? strerror(j->read_errno) : "internal error (this is a bug in gradleak " GL_VERSION ")");
+            if (j->read_errno == ENOENT) { /* the walk saw it: deleted since (a concurrent checkout, a build) */
+                fprintf(stderr, "gradleak: warning: %s: vanished before it could be read: skipped\n", j->path);
+                continue;
+            }
+            if (j->read_errno > 0)
+                fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", j->path,
+                        j->read_errno == ENODEV ? "not a regular file" : strerror(j->read_errno));
+            else
+                fprintf(stderr, "gradleak: error: %s: not linted: internal error (this is a bug in gradleak " GL_VERSION ")\n",
+                        j->path);
             errors++;
             continue;
         }
@@ -850,6 +881,8 @@ int main(int argc, char **argv)
         return argc < 2 ? EXIT_ERROR : EXIT_CLEAN;
     }
     const char *cmd = argv[1];
+    /* an internal error exits 2 with a report, never by a signal; `check` goes on without the file */
+    gl_crash_install(argv, !strcmp(cmd, "check"));
     if (!strcmp(cmd, "check")) {
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include "base/crash.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "engine/engine.h"
@@ -310,9 +311,22 @@ int engine_lint_doc(LintDoc *d, const char *path, const char *src, size_t len, S
     return engine__lint(path, src, len, lang, o, out, &d->tree);
 }
 
-/* tree: NULL for a one-shot lint; otherwise the document's kept tree, reused and replaced. */
+static int engine__lint_file(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                             LintResult *out, PyTree **tree);
+
+/* The crash handler names the file, stage and rule this thread is on (src/base/crash.h). */
 static int engine__lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                         LintResult *out, PyTree **tree)
+{
+    gl_ctx_file(path);
+    int rc = engine__lint_file(path, src, len, lang, o, out, tree);
+    gl_ctx_file(NULL);
+    return rc;
+}
+
+/* tree: NULL for a one-shot lint; otherwise the document's kept tree, reused and replaced. */
+static int engine__lint_file(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                             LintResult *out, PyTree **tree)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->arena);
@@ -349,12 +363,16 @@ static int engine__lint(const char *path, const char *src, size_t len, SourceLan
     m.path = path;
     m.src = src;
     m.len = len;
-    int rc = tree ? py_lower_reuse(&m, tree, 10u * 1000 * 1000, NULL) : py_lower(&m, 10u * 1000 * 1000, NULL);
+    gl_ctx_stage("parse");
+    uint64_t budget_ms = o->parse_timeout_ms ? o->parse_timeout_ms : ENGINE_PARSE_TIMEOUT_MS;
+    int rc = tree ? py_lower_reuse(&m, tree, budget_ms * 1000, NULL) : py_lower(&m, budget_ms * 1000, NULL);
     if (rc < 0) {
         ir_module_free(&m);
         arena_free(&scratch);
         out->skipped = true;
-        out->notes = rc == PY_ERR_TIMEOUT      ? "skipped: parsing took longer than the 10 s budget"
+        out->notes = rc == PY_ERR_TIMEOUT
+                         ? arena_printf(&out->arena, "skipped: parsing took longer than the %.1f s budget (--parse-timeout)",
+                                        (double)budget_ms / 1000.0)
                      : rc == PY_ERR_TREE_LIMIT ? "skipped: a syntax error too large for the parser (over 65,535 "
                                                  "tokens in one broken region); fix the syntax to lint this file"
                                                : "skipped: the parser failed";
@@ -372,14 +390,19 @@ static int engine__lint(const char *path, const char *src, size_t len, SourceLan
     memset(&fx, 0, sizeof fx);
     fx.ext = o->ext;
     fx.ext_ctx = o->ext_ctx;
+    gl_ctx_stage("dataflow");
     df_analyse(&m, &fx);
     engine__project_facts(&m, &fx, out);
+    gl_ctx_stage("rules");
     RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0};
     for (int i = 0; i < RULE_COUNT; i++) {
         if (!o->rules.on[i] || i == RULE_GL901) continue;
         c.rule = (RuleId)i;
         uint32_t before = out->diags.len;
+        gl_ctx_rule(rule_info((RuleId)i)->code);
+        gl_crash_test_hook(src, len);
         rule_fns[i](&c);
+        gl_ctx_rule(NULL);
         if (!o->trace) continue;
         for (uint32_t k = before; k < out->diags.len; k++) {
             Diag *d = &out->diags.items[k];
@@ -409,6 +432,7 @@ static int engine__lint(const char *path, const char *src, size_t len, SourceLan
         if (!in_error) out->diags.items[keep++] = *d;
     }
     out->diags.len = keep;
+    gl_ctx_stage("suppressions");
     suppress_apply(&m, o, &out->arena, &out->diags);
     if (m.comments.len) {
         out->comments = ARENA_NEW_N(&out->arena, Span, m.comments.len);

@@ -7,12 +7,15 @@
 #include "engine/rules.h"
 #include "ir/dataflow.h"
 
+#define ENGINE_PARSE_TIMEOUT_MS 10000u
+
 typedef enum SourceLang { LANG_PYTHON, LANG_CXX } SourceLang;
 
 typedef struct LintOptions {
     RuleSet rules;       /* enabled rules */
     bool trace;          /* attach dataflow traces to findings */
     uint32_t max_bytes;  /* files larger than this are skipped with a note (0 = default 8 MiB) */
+    uint32_t parse_timeout_ms; /* a parse that takes longer is abandoned with a note (0 = ENGINE_PARSE_TIMEOUT_MS) */
     ExternLookup ext;    /* optional: summaries of functions in the other files linted together */
     void *ext_ctx;
 } LintOptions;

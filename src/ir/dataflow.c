@@ -189,6 +189,7 @@ typedef struct Interp {
     bool dead;
     Array(Region) regions;
     uint8_t *backward_vars; /* variables .backward() is called on somewhere: they carry a graph */
+    uint8_t *has_attrs;     /* variables that are the base of attribute pseudo-vars (self, x in x.a) */
     uint8_t *module_vars;   /* variables with module-only methods called on them */
     int depth;
 } Interp;
@@ -860,8 +861,9 @@ static void df_store(Interp *I, uint32_t var, AVal v)
     if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) v.flags |= VF_MAYBE_MODULE;
     I->env[var] = v;
     /* assigning the base invalidates what we knew of its attributes */
-    for (uint32_t i = 0; i < I->nvars; i++)
-        if (I->f->vars.items[i].base == var) I->env[i] = aval_unset();
+    if (I->has_attrs[var])
+        for (uint32_t i = 0; i < I->nvars; i++)
+            if (I->f->vars.items[i].base == var) I->env[i] = aval_unset();
 }
 
 static void df_step(Interp *I, uint32_t op)
@@ -1278,6 +1280,9 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     ff->ret = aval_unset();
     I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    I.has_attrs = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    for (uint32_t i = 0; i < I.nvars; i++)
+        if (f->vars.items[i].base != IR_NONE && f->vars.items[i].base < I.nvars) I.has_attrs[f->vars.items[i].base] = 1;
     df__prescan(&I);
 
     /* a budget against pathological inputs: every op is interpreted at most this many times */

@@ -36,47 +36,139 @@ static json_t *lsp__edits_json(const LspServer *s, const LspDoc *d, const Edit *
     return arr;
 }
 
-static json_t *lsp__diag_json(const LspServer *s, const LspDoc *d, const Diag *g)
+/* ---- diagnostics, written straight to JSON text ----
+ * A re-lint of a large file publishes a hundred diagnostics per keystroke; building them as jansson
+ * trees and dumping those was a tenth of the time per edit, so they are written as text (and
+ * parsed back where a tree is needed: code actions, pull diagnostics). */
+
+static void lsp__w_str(StrBuf *b, const char *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)(str ? str : "");
+    sb_putc(b, '"');
+    while (*p) {
+        const unsigned char *run = p;
+        while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
+        if (p > run) sb_append(b, (const char *)run, (size_t)(p - run));
+        if (!*p) break;
+        if (*p >= 0x80) {
+            int k = utf8_seq_len(p, 4); /* stops at the NUL: it is no continuation byte */
+            if (k) sb_append(b, (const char *)p, (size_t)k), p += k;
+            else sb_puts(b, "\xef\xbf\xbd"), p++; /* U+FFFD for an invalid byte */
+            continue;
+        }
+        char esc[7] = {'\\', (char)*p, 0};
+        if (*p == '\n') esc[1] = 'n';
+        else if (*p == '\t') esc[1] = 't';
+        else if (*p == '\r') esc[1] = 'r';
+        else if (*p < 0x20) esc[1] = 'u', esc[2] = '0', esc[3] = '0', esc[4] = hex[*p >> 4], esc[5] = hex[*p & 15];
+        sb_puts(b, esc);
+        p++;
+    }
+    sb_putc(b, '"');
+}
+
+static void lsp__w_uint(StrBuf *b, uint32_t v)
+{
+    char buf[12], *e = buf + sizeof buf, *q = e;
+    do *--q = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    sb_append(b, q, (size_t)(e - q));
+}
+
+static void lsp__w_range(StrBuf *b, const LspServer *s, const LspDoc *d, uint32_t start, uint32_t end)
+{
+    LspPos x = lsp_text_position(d->text.data, d->text.len, &d->lines, start, s->enc);
+    LspPos y = lsp_text_position(d->text.data, d->text.len, &d->lines, end < start ? start : end, s->enc);
+    sb_puts(b, "{\"start\":{\"line\":");
+    lsp__w_uint(b, x.line);
+    sb_puts(b, ",\"character\":");
+    lsp__w_uint(b, x.character);
+    sb_puts(b, "},\"end\":{\"line\":");
+    lsp__w_uint(b, y.line);
+    sb_puts(b, ",\"character\":");
+    lsp__w_uint(b, y.character);
+    sb_puts(b, "}}");
+}
+
+static void lsp__w_diag(StrBuf *b, const LspServer *s, const LspDoc *d, const Diag *g)
 {
     const RuleInfo *ri = out_rule(g->rule);
-    json_t *j = json_object();
-    json_object_set_new(j, "range", lsp_range_json(s, d, g->span.start, g->span.end));
-    json_object_set_new(j, "severity", json_integer(lsp__severity(g->severity)));
-    json_object_set_new(j, "code", json_string(ri->code));
-    json_object_set_new(j, "codeDescription", json_pack("{s:s}", "href", rule_url(ri->id)));
-    json_object_set_new(j, "source", json_string("gradleak"));
-    json_object_set_new(j, "message", lsp_jstr(g->message ? g->message : ri->summary));
+    sb_puts(b, "{\"range\":");
+    lsp__w_range(b, s, d, g->span.start, g->span.end);
+    sb_puts(b, ",\"severity\":");
+    lsp__w_uint(b, (uint32_t)lsp__severity(g->severity));
+    sb_puts(b, ",\"code\":");
+    lsp__w_str(b, ri->code);
+    sb_puts(b, ",\"codeDescription\":{\"href\":");
+    lsp__w_str(b, rule_url(ri->id));
+    sb_puts(b, "},\"source\":\"gradleak\",\"message\":");
+    lsp__w_str(b, g->message ? g->message : ri->summary);
     if (g->n_related) {
-        json_t *rel = json_array();
+        sb_puts(b, ",\"relatedInformation\":[");
         for (uint32_t i = 0; i < g->n_related; i++) {
-            const Related *r = &g->related[i];
-            json_array_append_new(rel, json_pack("{s:{s:s,s:o},s:o}", "location", "uri", d->uri, "range",
-                                                 lsp_range_json(s, d, r->span.start, r->span.end), "message",
-                                                 lsp_jstr(r->message ? r->message : "")));
+            sb_puts(b, i ? ",{\"location\":{\"uri\":" : "{\"location\":{\"uri\":");
+            lsp__w_str(b, d->uri);
+            sb_puts(b, ",\"range\":");
+            lsp__w_range(b, s, d, g->related[i].span.start, g->related[i].span.end);
+            sb_puts(b, "},\"message\":");
+            lsp__w_str(b, g->related[i].message);
+            sb_putc(b, '}');
         }
-        json_object_set_new(j, "relatedInformation", rel);
+        sb_putc(b, ']');
     }
     /* the fix travels with the diagnostic (as ruff does), so a client can show it before asking */
-    json_t *data = json_object();
-    json_object_set_new(data, "rule", json_string(ri->name));
-    if (g->hint) json_object_set_new(data, "hint", lsp_jstr(g->hint));
-    if (g->fix) {
-        json_object_set_new(data, "fix",
-                            json_pack("{s:o,s:s,s:o}", "message", lsp_jstr(g->fix->message ? g->fix->message : ""),
-                                      "applicability", g->fix->safety == FIX_SAFE ? "safe" : "unsafe", "edits",
-                                      lsp__edits_json(s, d, g->fix->edits, g->fix->n_edits)));
+    sb_puts(b, ",\"data\":{\"rule\":");
+    lsp__w_str(b, ri->name);
+    if (g->hint) {
+        sb_puts(b, ",\"hint\":");
+        lsp__w_str(b, g->hint);
     }
-    json_object_set_new(j, "data", data);
-    return j;
+    if (g->fix) {
+        sb_puts(b, ",\"fix\":{\"message\":");
+        lsp__w_str(b, g->fix->message);
+        sb_puts(b, g->fix->safety == FIX_SAFE ? ",\"applicability\":\"safe\",\"edits\":["
+                                              : ",\"applicability\":\"unsafe\",\"edits\":[");
+        for (uint32_t i = 0; i < g->fix->n_edits; i++) {
+            sb_puts(b, i ? ",{\"range\":" : "{\"range\":");
+            lsp__w_range(b, s, d, g->fix->edits[i].start, g->fix->edits[i].end);
+            sb_puts(b, ",\"newText\":");
+            lsp__w_str(b, g->fix->edits[i].text);
+            sb_putc(b, '}');
+        }
+        sb_puts(b, "]}");
+    }
+    sb_puts(b, "}}");
+}
+
+void lsp_diagnostics_write(StrBuf *b, const LspServer *s, const LspDoc *d)
+{
+    sb_putc(b, '[');
+    for (uint32_t i = 0; d->has_result && i < d->result.diags.len; i++) {
+        if (i) sb_putc(b, ',');
+        lsp__w_diag(b, s, d, &d->result.diags.items[i]);
+    }
+    sb_putc(b, ']');
+}
+
+static json_t *lsp__diag_json(const LspServer *s, const LspDoc *d, const Diag *g)
+{
+    StrBuf b;
+    sb_init(&b);
+    lsp__w_diag(&b, s, d, g);
+    json_t *j = json_loadb(b.data, b.len, 0, NULL);
+    sb_free(&b);
+    return j ? j : json_object();
 }
 
 json_t *lsp_diagnostics_json(const LspServer *s, const LspDoc *d)
 {
-    json_t *arr = json_array();
-    if (!d->has_result) return arr;
-    for (uint32_t i = 0; i < d->result.diags.len; i++)
-        json_array_append_new(arr, lsp__diag_json(s, d, &d->result.diags.items[i]));
-    return arr;
+    StrBuf b;
+    sb_init(&b);
+    lsp_diagnostics_write(&b, s, d);
+    json_t *j = json_loadb(b.data, b.len, 0, NULL);
+    sb_free(&b);
+    return j ? j : json_array();
 }
 
 /* ---- code actions ---- */

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include "base/array.h"
+#include "base/strbuf.h"
 #include "config/config.h"
 #include "lsp/lsp_doc.h"
 #include "lsp/lsp_io.h"
@@ -60,6 +61,8 @@ void lsp_ensure_linted(LspServer *s, LspDoc *d);
 
 /* lsp_features.c: what the client sees of a lint. */
 json_t *lsp_diagnostics_json(const LspServer *s, const LspDoc *d);
+/* The same array as JSON text, appended to b (what publishDiagnostics sends). */
+void lsp_diagnostics_write(StrBuf *b, const LspServer *s, const LspDoc *d);
 json_t *lsp_code_actions(LspServer *s, json_t *params, RpcError *e);
 json_t *lsp_hover(LspServer *s, json_t *params, RpcError *e);
 

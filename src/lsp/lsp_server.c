@@ -163,9 +163,25 @@ static void lsp__request(LspServer *s, const char *method, json_t *params)
 
 static void lsp__publish(LspServer *s, LspDoc *d)
 {
-    json_t *p = json_pack("{s:s,s:o}", "uri", d->uri, "diagnostics", lsp_diagnostics_json(s, d));
-    if (p && d->version >= 0) json_object_set_new(p, "version", json_integer(d->version));
-    lsp__notify(s, "textDocument/publishDiagnostics", p);
+    if (s->write_failed) return;
+    /* written as text: see lsp_diagnostics_write */
+    StrBuf b;
+    sb_init(&b);
+    json_t *uri = lsp_jstr(d->uri);
+    char *uri_text = json_dumps(uri, JSON_ENCODE_ANY);
+    json_decref(uri);
+    sb_printf(&b, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/publishDiagnostics\",\"params\":{\"uri\":%s",
+              uri_text ? uri_text : "\"\"");
+    free(uri_text);
+    if (d->version >= 0) sb_printf(&b, ",\"version\":%lld", (long long)d->version);
+    sb_puts(&b, ",\"diagnostics\":");
+    lsp_diagnostics_write(&b, s, d);
+    sb_puts(&b, "}}");
+    if (lsp_write(s->out_fd, b.data, b.len) != 0) {
+        lsp__log("cannot write to the client: %s; stopping", strerror(errno));
+        s->write_failed = true;
+    }
+    sb_free(&b);
 }
 
 /* Lints every changed document; pushes its diagnostics unless the client pulls them. */

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Writes the committed seed corpus of the fuzz targets: tests/fuzz/corpus/lint/ (Python bytes) and
-tests/fuzz/corpus/toml/ (TOML bytes). Each seed is small (at most 16 KiB, libFuzzer's -max_len here)
+tests/fuzz/corpus/toml/ (TOML bytes) and
+tests/fuzz/corpus/lsp/ (LSP sessions). fuzz_fix shares the lint seeds. Each seed is small (at most 16 KiB, libFuzzer's -max_len here)
 and named after the failure mode of reliability.md section 2 it exercises (depth-, parse-, utf8-,
 bom-, eol-, nul-, size-, syntax-, ...) or the language feature it covers (py-, rule-, noqa-).
 Re-run after editing; the output is deterministic:   python3 tests/fuzz/make_corpus.py
 """
 import os
-import shutil
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -323,10 +323,67 @@ o = -9223372036854775808
     return s
 
 
+def lsp_seeds():
+    """Sessions for fuzz_lsp: framed JSON-RPC messages for the whole server; the reader-* copies start
+    with byte 0x01 and a chunk-size byte (the reader alone, fed in chunks)."""
+    import json
+
+    def msg(obj, raw=None):
+        body = raw if raw is not None else json.dumps(obj).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    uri = "file:///t/train.py"
+    text = LOOP.decode()
+    init = msg({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"processId": None, "rootUri": "file:///t", "capabilities": {
+                    "general": {"positionEncodings": ["utf-8", "utf-16"]}}}})
+    inited = msg({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    opened = msg({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                  "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}})
+    def change(v, changes):
+        return msg({"jsonrpc": "2.0", "method": "textDocument/didChange",
+                    "params": {"textDocument": {"uri": uri, "version": v}, "contentChanges": changes}})
+    rng = lambda a, b, c, d: {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}}
+    action = msg({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeAction",
+                  "params": {"textDocument": {"uri": uri}, "range": rng(10, 0, 10, 20),
+                             "context": {"diagnostics": []}}})
+    hover = msg({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover",
+                 "params": {"textDocument": {"uri": uri}, "position": {"line": 10, "character": 9}}})
+    shutdown = msg({"jsonrpc": "2.0", "id": 4, "method": "shutdown"})
+    exit_ = msg({"jsonrpc": "2.0", "method": "exit"})
+    session = init + inited + opened
+    s = {}
+    s["session-basic"] = session + action + hover + shutdown + exit_
+    s["session-incremental"] = session + change(2, [{"range": rng(10, 8, 10, 21), "text": "loss.item()"}]) + \
+        change(3, [{"range": rng(0, 0, 0, 0), "text": "\ud83d\ude00 = 1\n"}, {"range": rng(11, 0, 12, 0), "text": ""}]) + \
+        hover + shutdown + exit_
+    s["session-full-change"] = session + change(2, [{"text": "x = 1\r\ny = \r"}]) + action + exit_
+    s["session-ranges-out-of-bounds"] = session + change(2, [{"range": rng(999, 5, 1000, 0), "text": "x"}]) + \
+        change(3, [{"range": rng(5, 99, 2, 0), "text": "y"}]) + exit_
+    s["session-close-reopen"] = session + msg({"jsonrpc": "2.0", "method": "textDocument/didClose",
+                                                      "params": {"textDocument": {"uri": uri}}}) + opened + exit_
+    s["session-unknown-methods"] = init + msg({"jsonrpc": "2.0", "id": 9, "method": "foo/bar"}) + \
+        msg({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}) + exit_
+    s["session-before-init"] = opened + hover + init + exit_
+    s["rpc-bad-json"] = init + msg(None, b"{\"jsonrpc\": \"2.0\", \"id\": ") + msg(None, b"[]") + msg(None, b"null") + exit_
+    s["rpc-wrong-types"] = init + msg({"jsonrpc": "2.0", "id": [1], "method": 5}) + \
+        msg({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": 1, "text": None}}}) + exit_
+    s["rpc-batch"] = msg(None, b"[" + json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}).encode() + b"]")
+    s["frame-no-length"] = b"Content-Type: x\r\n\r\n{}" + init
+    s["frame-bad-length"] = b"Content-Length: -5\r\n\r\n{}Content-Length: 99999999999999999999\r\n\r\n" + init
+    s["frame-short-body"] = b"Content-Length: 500\r\n\r\n{\"a\":1}" + init + exit_
+    s["frame-lf-only"] = b"Content-Length: 2\n\n{}" + init
+    s["frame-huge-header"] = b"X-Junk: " + b"a" * 9000 + b"\r\n\r\n" + init
+    s["frame-nul-body"] = msg(None, b"{\"jsonrpc\":\"2.0\",\0\"id\":1}") + init
+    s["frame-invalid-utf8"] = init + msg(None, b'{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.py","languageId":"python","version":1,"text":"\xff\xfe"}}}')
+    for k, v in list(s.items()):
+        s["reader-" + k] = bytes([1, 1 + len(k) % 13]) + v
+    return s
+
+
 def write(folder, seeds):
     path = os.path.join(HERE, "corpus", folder)
-    shutil.rmtree(path, ignore_errors=True)
-    os.makedirs(path)
+    os.makedirs(path, exist_ok=True) # hand-written seeds may sit beside the generated ones
     for name, data in sorted(seeds.items()):
         assert len(data) <= 16384, (name, len(data))
         with open(os.path.join(path, name), "wb") as f:
@@ -337,4 +394,5 @@ def write(folder, seeds):
 if __name__ == "__main__":
     n1 = write("lint", lint_seeds())
     n2 = write("toml", toml_seeds())
-    print(f"tests/fuzz/corpus: lint {n1} seeds, toml {n2} seeds")
+    n3 = write("lsp", lsp_seeds())
+    print(f"tests/fuzz/corpus: lint {n1} seeds (also fix's), toml {n2} seeds, lsp {n3} seeds")
