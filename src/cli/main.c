@@ -13,6 +13,7 @@
 #include "cli/fixes.h"
 #include "cli/walk.h"
 #include "config/config.h"
+#include "out/baseline.h"
 #include "engine/engine.h"
 #include "engine/project.h"
 #include "engine/result_codec.h"
@@ -64,6 +65,8 @@ static const char *const usage_text =
     "  --max-file-size BYTES  Skip larger files with a note (default 8 MiB)\n"
     "  --parse-timeout SECS   Skip a file whose parse takes longer, with a note (default 10)\n"
     "  --no-color             Never color the output (also: NO_COLOR=1)\n"
+    "  --baseline FILE        Report only findings not in FILE (JSON, made by --write-baseline)\n"
+    "  --write-baseline       Write every finding to the --baseline FILE (default gradleak-baseline.json)\n"
     "  --no-cache             Neither read nor write the cache (.gradleak_cache/, or GRADLEAK_CACHE_DIR)\n"
     "\n"
     "Settings come from the nearest gradleak.toml, or pyproject.toml with [tool.gradleak], above each\n"
@@ -353,7 +356,10 @@ static int cmd_check(int argc, char **argv)
     lint_options_default(&o);
     OutFormat fmt = OUT_FULL;
     bool exit_zero = false, statistics = false, color = isatty(1) && !getenv("NO_COLOR");
-    bool force_exclude = false, use_cache = true;
+    bool force_exclude = false, use_cache = true, write_baseline = false, use_baseline = false;
+    const char *baseline_file = NULL;
+    Baseline bl;
+    memset(&bl, 0, sizeof bl);
     int jobs = 0;
     ConfigOverrides ov;
     config_overrides_init(&ov);
@@ -392,6 +398,10 @@ static int cmd_check(int argc, char **argv)
             ov.config_file = gl_strdup(val);
         } else if (!strcmp(a, "--isolated")) {
             ov.isolated = true;
+        } else if (TAKE("--baseline")) {
+            baseline_file = val;
+        } else if (!strcmp(a, "--write-baseline")) {
+            write_baseline = true;
         } else if (!strcmp(a, "--force-exclude")) {
             force_exclude = true;
         } else if (TAKE("--output-format")) {
@@ -437,6 +447,14 @@ static int cmd_check(int argc, char **argv)
     if (ov.config_file && ov.isolated) {
         fprintf(stderr, "gradleak: error: --config and --isolated cannot be used together\n");
         goto usage_error;
+    }
+    if (baseline_file && !write_baseline) {
+        char err[1024];
+        if (baseline_read(baseline_file, &bl, err, sizeof err) < 0) {
+            fprintf(stderr, "gradleak: error: %s\n", err);
+            goto usage_error;
+        }
+        use_baseline = true;
     }
     Config *cfg = config_new(&ov);
     ExcludeCtx xc;
@@ -529,6 +547,17 @@ static int cmd_check(int argc, char **argv)
         if (proj) project_attach(proj, i, &j->opts); /* fixed files are re-linted with the others' summaries */
         cli_fix_file(&cf, j->path, &j->src, &j->len, &j->res, &j->opts, stdout);
         if (proj && j->done) project_set(proj, i, j->path, &j->res);
+        if (use_baseline) {
+            /* findings the baseline covers are dropped; the rest are new */
+            uint32_t keep = 0;
+            for (uint32_t d = 0; d < j->res.diags.len; d++) {
+                Diag *dg = &j->res.diags.items[d];
+                char *source = baseline_source(j->src, j->len, &dg->span);
+                if (!baseline_match(&bl, out_rule(dg->rule)->code, j->path, source)) j->res.diags.items[keep++] = *dg;
+                gl_free(source);
+            }
+            j->res.diags.len = keep;
+        }
         of[nof].path = j->path;
         of[nof].src = j->src;
         of[nof].len = j->len;
@@ -536,6 +565,43 @@ static int cmd_check(int argc, char **argv)
         of[nof].n_diags = j->res.diags.len;
         nfind += j->res.diags.len;
         nof++;
+    }
+    if (write_baseline) {
+        char err[1024];
+        const char *file = baseline_file ? baseline_file : "gradleak-baseline.json";
+        long n = baseline_write(file, of, nof, err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "gradleak: error: %s\n", err);
+            errors++;
+        } else {
+            fprintf(stderr, "gradleak: wrote %ld finding%s to the baseline %s\n", n, n == 1 ? "" : "s", file);
+        }
+        nfind = 0;
+        nof = 0; /* the findings went to the file, not to the output */
+    }
+    if (use_baseline) {
+        /* stale entries: of files linted in this run, nothing matched them any more */
+        uint32_t stale = 0;
+        for (uint32_t e = 0; e < bl.entries.len; e++) {
+            const BaselineEntry *be = &bl.entries.items[e];
+            if (be->used >= be->count) continue;
+            bool linted = false;
+            for (uint32_t i = 0; i < nof && !linted; i++) {
+                const char *p = of[i].path;
+                while (p[0] == '.' && p[1] == '/') p += 2;
+                linted = !strcmp(p, be->path);
+            }
+            if (!linted) continue;
+            if (stale++ < 20)
+                fprintf(stderr, "gradleak: warning: %s: stale baseline entry: %s %s `%s`%s\n", baseline_file, be->path,
+                        be->rule, be->source, be->count - be->used > 1 ? " (and more of it)" : "");
+        }
+        if (stale > 20) fprintf(stderr, "gradleak: warning: %s: %u more stale entries\n", baseline_file, stale - 20);
+        if (stale)
+            fprintf(stderr, "gradleak: %u baseline entr%s no longer match%s (fixed, or the code changed): run with "
+                    "--write-baseline to refresh %s\n", stale, stale == 1 ? "y" : "ies", stale == 1 ? "es" : "",
+                    baseline_file);
+        baseline_free(&bl);
     }
     OutOptions oo;
     memset(&oo, 0, sizeof oo);

@@ -140,7 +140,8 @@ static uint32_t get_small(Reader *r, uint32_t max)
 int lint_result_decode(const void *blob, size_t len, LintResult *out)
 {
     memset(out, 0, sizeof *out);
-    arena_init(&out->arena);
+    /* sized from the blob: thousands of these stay alive until the output is written */
+    arena_init_sized(&out->arena, len * 2 + 128);
     array_init(&out->diags);
     Arena *arena = &out->arena;
     DiagList *diags = &out->diags;
