@@ -9,15 +9,21 @@
 #include "base/strmap.h"
 #include "engine/project.h"
 
-typedef struct ProjFile {
-    Project *p;        /* the lookup callback gets the importing file; this leads back to the rest */
+/* What a file that takes part in a resolution keeps: where it lies, and the summaries others call. */
+typedef struct ProjPlace {
     const char *dir;   /* absolute directory: "/w/pkg" */
     const char *stem;  /* absolute path without ".py"/".pyi" and without "/__init__": "/w/pkg/utils" */
-    ExportedFunc *exports;
+    ExportedFunc *exports; /* only the functions that some file calls by name (Project.wanted) */
     uint32_t n_exports;
+} ProjPlace;
+
+typedef struct ProjFile {
+    Project *p;        /* the lookup callback gets the importing file; this leads back to the rest */
+    const char *path;  /* the caller's (project_set) */
     ImportedCall *calls;
     uint32_t n_calls;
     bool changed;      /* its summaries changed when it was linted again */
+    ProjPlace *place;  /* NULL: no call of the run can reach it, and none of its calls reaches a file */
 } ProjFile;
 
 /* One exported function under one of its names ("utils.f", "pkg.utils.f"): a chain per name. */
@@ -30,19 +36,30 @@ struct Project {
     ProjFile *files;
     uint32_t n;
     uint32_t round;
+    ProjectLoad load;
+    void *load_ctx;
+    StrMap quals;     /* every called name, once -> its index in qual_list */
+    Array(const char *) qual_list; /* the copies the files' calls point to */
+    StrMap wanted;    /* the function names called ("f" of "utils.f"); built when the rounds begin */
+    bool placed;      /* wanted and the places are built */
     StrMap by_name;   /* "pkg.utils.f" -> first entry */
     Array(ProjEntry) entries;
 };
 
 static const ExternSummary *project__lookup(void *ctx, const char *qual);
 
-Project *project_new(uint32_t n)
+Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
 {
     Project *p = gl_calloc(1, sizeof *p);
     arena_init(&p->arena);
     p->n = n;
-    p->files = ARENA_NEW_N(&p->arena, ProjFile, n ? n : 1);
+    p->files = gl_calloc(n ? n : 1, sizeof *p->files);
     for (uint32_t i = 0; i < n; i++) p->files[i].p = p;
+    p->load = load;
+    p->load_ctx = load_ctx;
+    strmap_init(&p->quals);
+    array_init(&p->qual_list);
+    strmap_init(&p->wanted);
     strmap_init(&p->by_name);
     array_init(&p->entries);
     return p;
@@ -51,10 +68,20 @@ Project *project_new(uint32_t n)
 void project_free(Project *p)
 {
     if (!p) return;
+    strmap_free(&p->quals);
+    array_free(&p->qual_list);
+    strmap_free(&p->wanted);
     strmap_free(&p->by_name);
     array_free(&p->entries);
+    gl_free(p->files);
     arena_free(&p->arena);
     gl_free(p);
+}
+
+const ImportedCall *project_calls(const Project *p, uint32_t i, uint32_t *n)
+{
+    *n = p->files[i].n_calls;
+    return p->files[i].calls;
 }
 
 void project_attach(Project *p, uint32_t i, LintOptions *o)
@@ -63,47 +90,122 @@ void project_attach(Project *p, uint32_t i, LintOptions *o)
     o->ext_ctx = &p->files[i];
 }
 
-/* "/w/pkg/utils.py" -> stem "/w/pkg/utils", dir "/w/pkg"; a package's "__init__.py" is the package. */
-static void project__paths(Project *p, ProjFile *f, const char *path)
+/* The function a qualified name calls: "f" of "pkg.utils.f" or ".f". */
+static const char *project__func(const char *qual)
 {
-    char *real = realpath(path, NULL);
-    const char *abs = real ? real : path;
+    const char *dot = strrchr(qual, '.');
+    return dot ? dot + 1 : qual;
+}
+
+static bool project__wanted(const Project *p, const char *name)
+{
+    return strmap_get(&p->wanted, name, strlen(name)) != UINT32_MAX;
+}
+
+/* "/w/pkg/utils.py" -> stem "/w/pkg/utils", dir "/w/pkg"; a package's "__init__.py" is the package. */
+static ProjPlace *project__place(Project *p, ProjFile *f)
+{
+    if (f->place) return f->place;
+    ProjPlace *pl = f->place = ARENA_NEW(&p->arena, ProjPlace);
+    char *real = realpath(f->path, NULL);
+    const char *abs = real ? real : f->path;
     char *stem = arena_strdup(&p->arena, abs);
     free(real); /* realpath's own malloc, not ours */
     char *slash = strrchr(stem, '/');
-    f->dir = slash ? arena_strndup(&p->arena, stem, (size_t)(slash - stem)) : ".";
+    pl->dir = slash ? arena_strndup(&p->arena, stem, (size_t)(slash - stem)) : ".";
     char *dot = strrchr(stem, '.');
     if (dot && (!slash || dot > slash)) *dot = 0;
     size_t len = strlen(stem);
     if (len >= 9 && !strcmp(stem + len - 9, "/__init__")) stem[len - 9] = 0;
-    f->stem = stem;
+    pl->stem = stem;
+    return pl;
+}
+
+/* Keeps the exports of r that some file calls by name; with compare, says whether they differ from
+ * what was kept before (a helper of a helper changed). */
+static bool project__keep_exports(Project *p, ProjFile *f, const LintResult *r, bool compare)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < r->n_exports; k++) n += project__wanted(p, r->exports[k].name);
+    if (!n && !f->place) return false;
+    ProjPlace *pl = project__place(p, f);
+    if (compare && n == pl->n_exports) {
+        bool same = true;
+        for (uint32_t k = 0, m = 0; k < r->n_exports && same; k++)
+            if (project__wanted(p, r->exports[k].name))
+                same = !strcmp(pl->exports[m].name, r->exports[k].name) &&
+                       !memcmp(&pl->exports[m].summary, &r->exports[k].summary, sizeof(ExternSummary)), m++;
+        if (same) return false;
+    }
+    pl->exports = ARENA_NEW_N(&p->arena, ExportedFunc, n ? n : 1);
+    pl->n_exports = 0;
+    for (uint32_t k = 0; k < r->n_exports; k++) {
+        if (!project__wanted(p, r->exports[k].name)) continue;
+        pl->exports[pl->n_exports].name = arena_strdup(&p->arena, r->exports[k].name);
+        pl->exports[pl->n_exports++].summary = r->exports[k].summary;
+    }
+    return true;
 }
 
 void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
 {
     ProjFile *f = &p->files[i];
-    if (!f->stem) project__paths(p, f, path);
-    if (f->exports) {
-        /* linted again: did its summaries change (a helper of a helper)? */
-        f->changed = f->n_exports != r->n_exports;
-        for (uint32_t k = 0; k < r->n_exports && !f->changed; k++)
-            f->changed = memcmp(&f->exports[k].summary, &r->exports[k].summary, sizeof(ExternSummary)) != 0;
-        if (!f->changed) return;
-    }
-    f->exports = ARENA_NEW_N(&p->arena, ExportedFunc, r->n_exports ? r->n_exports : 1);
-    for (uint32_t k = 0; k < r->n_exports; k++) {
-        f->exports[k].name = arena_strdup(&p->arena, r->exports[k].name);
-        f->exports[k].summary = r->exports[k].summary;
-    }
-    f->n_exports = r->n_exports;
-    if (!f->calls) {
+    if (!f->path) {
+        f->path = path;
         f->calls = ARENA_NEW_N(&p->arena, ImportedCall, r->n_calls ? r->n_calls : 1);
         for (uint32_t k = 0; k < r->n_calls; k++) {
+            /* the same names are called from many files: one copy each */
+            const char *q = r->calls[k].qual;
+            size_t len = strlen(q);
+            uint32_t at = strmap_get(&p->quals, q, len);
+            if (at == UINT32_MAX) {
+                at = p->qual_list.len;
+                array_push(&p->qual_list, arena_strndup(&p->arena, q, len));
+                strmap_put(&p->quals, p->qual_list.items[at], len, at);
+            }
             f->calls[k] = r->calls[k];
-            f->calls[k].qual = arena_strdup(&p->arena, r->calls[k].qual);
+            f->calls[k].qual = p->qual_list.items[at];
         }
         f->n_calls = r->n_calls;
     }
+    /* before the rounds, only the calls count: the exports are read (through load) once it is
+     * known which are called */
+    if (p->placed) f->changed = project__keep_exports(p, f, r, true);
+}
+
+/* The rounds begin: which functions are called by name, which files export one of them (their
+ * summaries are read now, through load), and which files call one of those (they need to know
+ * where they lie). Everything else stays out of the project's memory. */
+static void project__begin(Project *p)
+{
+    for (uint32_t i = 0; i < p->n; i++)
+        for (uint32_t k = 0; k < p->files[i].n_calls; k++) {
+            const char *fn = project__func(p->files[i].calls[k].qual); /* points into the kept copy */
+            strmap_put(&p->wanted, fn, strlen(fn), 0);
+        }
+    p->placed = true;
+    if (!p->wanted.len) return;
+    StrMap exported;
+    strmap_init(&exported);
+    for (uint32_t i = 0; i < p->n; i++) {
+        ProjFile *f = &p->files[i];
+        LintResult r;
+        if (!f->path || p->load(p->load_ctx, i, &r) < 0) continue;
+        project__keep_exports(p, f, &r, false);
+        lint_result_free(&r);
+        for (uint32_t k = 0; f->place && k < f->place->n_exports; k++) {
+            const char *name = f->place->exports[k].name;
+            strmap_put(&exported, name, strlen(name), 0);
+        }
+    }
+    for (uint32_t i = 0; i < p->n; i++) {
+        ProjFile *f = &p->files[i];
+        for (uint32_t k = 0; k < f->n_calls && !f->place; k++) {
+            const char *fn = project__func(f->calls[k].qual);
+            if (strmap_get(&exported, fn, strlen(fn)) != UINT32_MAX) project__place(p, f);
+        }
+    }
+    strmap_free(&exported);
 }
 
 /* Every name an exported function can be imported under: "utils.f", "pkg.utils.f", "w.pkg.utils.f". */
@@ -115,8 +217,8 @@ static void project__index(Project *p)
     StrBuf key;
     sb_init(&key);
     for (uint32_t i = 0; i < p->n; i++) {
-        const ProjFile *f = &p->files[i];
-        if (!f->stem) continue;
+        const ProjPlace *f = p->files[i].place;
+        if (!f) continue;
         const char *end = f->stem + strlen(f->stem);
         for (uint32_t k = 0; k < f->n_exports; k++) {
             for (const char *s = end; s > f->stem;) {
@@ -154,6 +256,9 @@ static const ExternSummary *project__resolve(const ProjFile *from, const char *q
 {
     const Project *p = from->p;
     const ProjFile *self = from;
+    /* without a place, no function the file calls is exported by any file (project__begin) */
+    if (!from->place) return NULL;
+    const char *from_dir = from->place->dir;
     size_t dots = strspn(qual, ".");
     const char *name = qual + dots;
     char target[PATH_MAX];
@@ -161,13 +266,13 @@ static const ExternSummary *project__resolve(const ProjFile *from, const char *q
     if (dots) {
         /* relative: ".utils.f" is utils.py next to the caller, "..utils.f" one directory up */
         const char *fn = strrchr(name, '.');
-        size_t dlen = strlen(from->dir);
+        size_t dlen = strlen(from_dir);
         for (size_t up = 1; up < dots; up++) {
-            while (dlen > 0 && from->dir[dlen - 1] != '/') dlen--;
+            while (dlen > 0 && from_dir[dlen - 1] != '/') dlen--;
             if (dlen > 0) dlen--;
         }
-        int n = fn ? snprintf(target, sizeof target, "%.*s/%.*s", (int)dlen, from->dir, (int)(fn - name), name)
-                   : snprintf(target, sizeof target, "%.*s", (int)dlen, from->dir);
+        int n = fn ? snprintf(target, sizeof target, "%.*s/%.*s", (int)dlen, from_dir, (int)(fn - name), name)
+                   : snprintf(target, sizeof target, "%.*s", (int)dlen, from_dir);
         if (n < 0 || (size_t)n >= sizeof target) return NULL;
         for (char *c = target + dlen + 1; fn && *c; c++)
             if (*c == '.') *c = '/';
@@ -180,9 +285,10 @@ static const ExternSummary *project__resolve(const ProjFile *from, const char *q
         for (uint32_t e = strmap_get(&p->by_name, name, strlen(name)); e != UINT32_MAX;
              e = p->entries.items[e].next) {
             const ProjEntry *pe = &p->entries.items[e];
-            if (&p->files[pe->file] != self && !strcmp(p->files[pe->file].stem, target)) {
+            const ProjPlace *pl = p->files[pe->file].place;
+            if (&p->files[pe->file] != self && !strcmp(pl->stem, target)) {
                 *file = pe->file;
-                return &p->files[pe->file].exports[pe->export].summary;
+                return &pl->exports[pe->export].summary;
             }
         }
         return NULL;
@@ -196,8 +302,8 @@ static const ExternSummary *project__resolve(const ProjFile *from, const char *q
         const ProjEntry *pe = &p->entries.items[e];
         const ProjFile *f = &p->files[pe->file];
         if (f == self) continue;
-        int score = project__closeness(from->dir, f->dir);
-        const ExternSummary *s = &f->exports[pe->export].summary;
+        int score = project__closeness(from_dir, f->place->dir);
+        const ExternSummary *s = &f->place->exports[pe->export].summary;
         if (score > best_score) {
             best = s, best_score = score, tie = false, *file = pe->file;
         } else if (score == best_score && memcmp(s, best, sizeof *s) != 0) {
@@ -230,6 +336,7 @@ static bool project__informative(const ExternSummary *s, const ImportedCall *c)
 uint32_t project_next_round(Project *p, uint32_t *which)
 {
     if (p->round >= PROJECT_MAX_ROUNDS) return 0;
+    if (!p->placed) project__begin(p);
     project__index(p);
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->n; i++) {

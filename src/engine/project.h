@@ -15,15 +15,24 @@
 
 typedef struct Project Project;
 
-/* A project of n files. */
-Project *project_new(uint32_t n);
+/* File i's latest result, for the project to read the summaries it exports (the caller keeps
+ * results where it likes: the CLI, in its spill). 0 and *out filled (the project frees it), or -1
+ * when the file has none. */
+typedef int (*ProjectLoad)(void *ctx, uint32_t i, LintResult *out);
+
+/* A project of n files. Its memory stays small per file: the names each file calls, and the
+ * summaries of only those functions that some file calls by name (read through load when the
+ * first round starts). */
+Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx);
 void project_free(Project *p);
-/* Records what file i's latest lint exported and called. The project copies what it keeps; r can be
- * freed after the call. */
+/* Records what file i's latest lint called and, once the rounds have begun, exported. The project
+ * copies what it keeps (r can be freed after the call) but keeps path: it must outlive p. */
 void project_set(Project *p, uint32_t i, const char *path, const LintResult *r);
 /* The files to lint again, with project_attach(), written to which[] (room for n); returns how many.
  * 0 when nothing would change (or after PROJECT_MAX_ROUNDS rounds). */
 uint32_t project_next_round(Project *p, uint32_t *which);
+/* The imported names file i calls, as its first lint recorded them (*n of them). */
+const ImportedCall *project_calls(const Project *p, uint32_t i, uint32_t *n);
 /* Attaches the other files' summaries to o, the options file i is linted with again. */
 void project_attach(Project *p, uint32_t i, LintOptions *o);
 
