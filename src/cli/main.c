@@ -348,12 +348,13 @@ static int job_load(const Run *run, const FileJob *j, LintResult *res, char **sr
     return 0;
 }
 
-/* The project's ProjectLoad: file i's latest result. */
-static int run_load(void *ctx, uint32_t i, LintResult *out)
+/* The project's ProjectLoad: file i's path and latest result. */
+static int run_load(void *ctx, uint32_t i, const char **path, LintResult *out)
 {
     const Run *run = ctx;
     if (!run->jobs[i].done) return -1;
-    return job_load(run, &run->jobs[i], out, NULL, NULL);
+    *path = run->jobs[i].path;
+    return out ? job_load(run, &run->jobs[i], out, NULL, NULL) : 0;
 }
 
 /* One pass of lints: jobs[k] is the run's file file[k] (file NULL: file k). */

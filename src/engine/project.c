@@ -9,21 +9,29 @@
 #include "base/strmap.h"
 #include "engine/project.h"
 
-/* What a file that takes part in a resolution keeps: where it lies, and the summaries others call. */
+/* What a file that takes part in a resolution keeps: where it lies, and the summaries others call.
+ * The lookup callback of a file linted again gets its place, which leads back to the rest. */
 typedef struct ProjPlace {
+    Project *p;
+    uint32_t file;
     const char *dir;   /* absolute directory: "/w/pkg" */
     const char *stem;  /* absolute path without ".py"/".pyi" and without "/__init__": "/w/pkg/utils" */
     ExportedFunc *exports; /* only the functions that some file calls by name (Project.wanted) */
     uint32_t n_exports;
+    bool changed;      /* its summaries changed when it was linted again */
 } ProjPlace;
 
+/* The names one file calls. Files often call the same (every training script calls the same
+ * DataLoader): equal lists are kept once. */
+typedef struct ProjCalls {
+    uint32_t n;
+    ImportedCall items[];
+} ProjCalls;
+
+/* A file of the project: a run may have tens of thousands, so this is two pointers. */
 typedef struct ProjFile {
-    Project *p;        /* the lookup callback gets the importing file; this leads back to the rest */
-    const char *path;  /* the caller's (project_set) */
-    ImportedCall *calls;
-    uint32_t n_calls;
-    bool changed;      /* its summaries changed when it was linted again */
-    ProjPlace *place;  /* NULL: no call of the run can reach it, and none of its calls reaches a file */
+    const ProjCalls *calls; /* NULL until its first project_set */
+    ProjPlace *place;       /* NULL: no call of the run can reach it, and none of its calls reaches a file */
 } ProjFile;
 
 /* One exported function under one of its names ("utils.f", "pkg.utils.f"): a chain per name. */
@@ -40,6 +48,8 @@ struct Project {
     void *load_ctx;
     StrMap quals;     /* every called name, once -> its index in qual_list */
     Array(const char *) qual_list; /* the copies the files' calls point to */
+    StrMap lists;     /* every distinct list of calls (keyed by its names and flags) -> index in list_of */
+    Array(const ProjCalls *) list_of;
     StrMap wanted;    /* the function names called ("f" of "utils.f"); built when the rounds begin */
     bool placed;      /* wanted and the places are built */
     StrMap by_name;   /* "pkg.utils.f" -> first entry */
@@ -54,11 +64,12 @@ Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
     arena_init(&p->arena);
     p->n = n;
     p->files = gl_calloc(n ? n : 1, sizeof *p->files);
-    for (uint32_t i = 0; i < n; i++) p->files[i].p = p;
     p->load = load;
     p->load_ctx = load_ctx;
     strmap_init(&p->quals);
     array_init(&p->qual_list);
+    strmap_init(&p->lists);
+    array_init(&p->list_of);
     strmap_init(&p->wanted);
     strmap_init(&p->by_name);
     array_init(&p->entries);
@@ -70,6 +81,8 @@ void project_free(Project *p)
     if (!p) return;
     strmap_free(&p->quals);
     array_free(&p->qual_list);
+    strmap_free(&p->lists);
+    array_free(&p->list_of);
     strmap_free(&p->wanted);
     strmap_free(&p->by_name);
     array_free(&p->entries);
@@ -80,14 +93,15 @@ void project_free(Project *p)
 
 const ImportedCall *project_calls(const Project *p, uint32_t i, uint32_t *n)
 {
-    *n = p->files[i].n_calls;
-    return p->files[i].calls;
+    const ProjCalls *c = p->files[i].calls;
+    *n = c ? c->n : 0;
+    return c ? c->items : NULL;
 }
 
 void project_attach(Project *p, uint32_t i, LintOptions *o)
 {
     o->ext = project__lookup;
-    o->ext_ctx = &p->files[i];
+    o->ext_ctx = p->files[i].place; /* NULL: none of its calls can reach another file */
 }
 
 /* The function a qualified name calls: "f" of "pkg.utils.f" or ".f". */
@@ -103,12 +117,15 @@ static bool project__wanted(const Project *p, const char *name)
 }
 
 /* "/w/pkg/utils.py" -> stem "/w/pkg/utils", dir "/w/pkg"; a package's "__init__.py" is the package. */
-static ProjPlace *project__place(Project *p, ProjFile *f)
+static ProjPlace *project__place(Project *p, uint32_t i, const char *path)
 {
+    ProjFile *f = &p->files[i];
     if (f->place) return f->place;
     ProjPlace *pl = f->place = ARENA_NEW(&p->arena, ProjPlace);
-    char *real = realpath(f->path, NULL);
-    const char *abs = real ? real : f->path;
+    pl->p = p;
+    pl->file = i;
+    char *real = realpath(path, NULL);
+    const char *abs = real ? real : path;
     char *stem = arena_strdup(&p->arena, abs);
     free(real); /* realpath's own malloc, not ours */
     char *slash = strrchr(stem, '/');
@@ -123,12 +140,12 @@ static ProjPlace *project__place(Project *p, ProjFile *f)
 
 /* Keeps the exports of r that some file calls by name; with compare, says whether they differ from
  * what was kept before (a helper of a helper changed). */
-static bool project__keep_exports(Project *p, ProjFile *f, const LintResult *r, bool compare)
+static bool project__keep_exports(Project *p, uint32_t i, const char *path, const LintResult *r, bool compare)
 {
     uint32_t n = 0;
     for (uint32_t k = 0; k < r->n_exports; k++) n += project__wanted(p, r->exports[k].name);
-    if (!n && !f->place) return false;
-    ProjPlace *pl = project__place(p, f);
+    if (!n && !p->files[i].place) return false;
+    ProjPlace *pl = project__place(p, i, path);
     if (compare && n == pl->n_exports) {
         bool same = true;
         for (uint32_t k = 0, m = 0; k < r->n_exports && same; k++)
@@ -147,30 +164,52 @@ static bool project__keep_exports(Project *p, ProjFile *f, const LintResult *r, 
     return true;
 }
 
+/* The project's copy of r's calls: each name once, each distinct list once. */
+static const ProjCalls *project__calls(Project *p, const LintResult *r)
+{
+    StrBuf key;
+    sb_init(&key);
+    sb_append(&key, "", 0);
+    for (uint32_t k = 0; k < r->n_calls; k++) {
+        sb_puts(&key, r->calls[k].qual);
+        sb_putc(&key, (char)('0' + r->calls[k].graph_arg * 2 + r->calls[k].module_arg));
+        sb_putc(&key, 0); /* a name never holds a NUL: the key is unambiguous */
+    }
+    uint32_t at = strmap_get(&p->lists, key.data, key.len);
+    if (at != UINT32_MAX) {
+        sb_free(&key);
+        return p->list_of.items[at];
+    }
+    ProjCalls *c = arena_alloc(&p->arena, sizeof *c + sizeof(ImportedCall) * r->n_calls);
+    c->n = r->n_calls;
+    for (uint32_t k = 0; k < r->n_calls; k++) {
+        const char *q = r->calls[k].qual;
+        size_t len = strlen(q);
+        uint32_t qi = strmap_get(&p->quals, q, len);
+        if (qi == UINT32_MAX) {
+            qi = p->qual_list.len;
+            array_push(&p->qual_list, arena_strndup(&p->arena, q, len));
+            strmap_put(&p->quals, p->qual_list.items[qi], len, qi);
+        }
+        c->items[k] = r->calls[k];
+        c->items[k].qual = p->qual_list.items[qi];
+    }
+    array_push(&p->list_of, c);
+    strmap_put(&p->lists, arena_strndup(&p->arena, key.data, key.len), key.len, p->list_of.len - 1);
+    sb_free(&key);
+    return c;
+}
+
 void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
 {
     ProjFile *f = &p->files[i];
-    if (!f->path) {
-        f->path = path;
-        f->calls = ARENA_NEW_N(&p->arena, ImportedCall, r->n_calls ? r->n_calls : 1);
-        for (uint32_t k = 0; k < r->n_calls; k++) {
-            /* the same names are called from many files: one copy each */
-            const char *q = r->calls[k].qual;
-            size_t len = strlen(q);
-            uint32_t at = strmap_get(&p->quals, q, len);
-            if (at == UINT32_MAX) {
-                at = p->qual_list.len;
-                array_push(&p->qual_list, arena_strndup(&p->arena, q, len));
-                strmap_put(&p->quals, p->qual_list.items[at], len, at);
-            }
-            f->calls[k] = r->calls[k];
-            f->calls[k].qual = p->qual_list.items[at];
-        }
-        f->n_calls = r->n_calls;
-    }
+    if (!f->calls) f->calls = project__calls(p, r);
     /* before the rounds, only the calls count: the exports are read (through load) once it is
      * known which are called */
-    if (p->placed) f->changed = project__keep_exports(p, f, r, true);
+    if (p->placed) {
+        bool changed = project__keep_exports(p, i, path, r, true);
+        if (f->place) f->place->changed = changed;
+    }
 }
 
 /* The rounds begin: which functions are called by name, which files export one of them (their
@@ -178,9 +217,9 @@ void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
  * where they lie). Everything else stays out of the project's memory. */
 static void project__begin(Project *p)
 {
-    for (uint32_t i = 0; i < p->n; i++)
-        for (uint32_t k = 0; k < p->files[i].n_calls; k++) {
-            const char *fn = project__func(p->files[i].calls[k].qual); /* points into the kept copy */
+    for (uint32_t l = 0; l < p->list_of.len; l++)
+        for (uint32_t k = 0; k < p->list_of.items[l]->n; k++) {
+            const char *fn = project__func(p->list_of.items[l]->items[k].qual); /* points into the kept copy */
             strmap_put(&p->wanted, fn, strlen(fn), 0);
         }
     p->placed = true;
@@ -190,8 +229,9 @@ static void project__begin(Project *p)
     for (uint32_t i = 0; i < p->n; i++) {
         ProjFile *f = &p->files[i];
         LintResult r;
-        if (!f->path || p->load(p->load_ctx, i, &r) < 0) continue;
-        project__keep_exports(p, f, &r, false);
+        const char *path;
+        if (!f->calls || p->load(p->load_ctx, i, &path, &r) < 0) continue;
+        project__keep_exports(p, i, path, &r, false);
         lint_result_free(&r);
         for (uint32_t k = 0; f->place && k < f->place->n_exports; k++) {
             const char *name = f->place->exports[k].name;
@@ -200,9 +240,11 @@ static void project__begin(Project *p)
     }
     for (uint32_t i = 0; i < p->n; i++) {
         ProjFile *f = &p->files[i];
-        for (uint32_t k = 0; k < f->n_calls && !f->place; k++) {
-            const char *fn = project__func(f->calls[k].qual);
-            if (strmap_get(&exported, fn, strlen(fn)) != UINT32_MAX) project__place(p, f);
+        for (uint32_t k = 0; f->calls && k < f->calls->n && !f->place; k++) {
+            const char *fn = project__func(f->calls->items[k].qual);
+            const char *path;
+            if (strmap_get(&exported, fn, strlen(fn)) != UINT32_MAX && p->load(p->load_ctx, i, &path, NULL) == 0)
+                project__place(p, i, path);
         }
     }
     strmap_free(&exported);
@@ -252,13 +294,12 @@ static int project__closeness(const char *a, const char *b)
     }
 }
 
-static const ExternSummary *project__resolve(const ProjFile *from, const char *qual, uint32_t *file)
+static const ExternSummary *project__resolve(const ProjPlace *from, const char *qual, uint32_t *file)
 {
-    const Project *p = from->p;
-    const ProjFile *self = from;
     /* without a place, no function the file calls is exported by any file (project__begin) */
-    if (!from->place) return NULL;
-    const char *from_dir = from->place->dir;
+    if (!from) return NULL;
+    const Project *p = from->p;
+    const char *from_dir = from->dir;
     size_t dots = strspn(qual, ".");
     const char *name = qual + dots;
     char target[PATH_MAX];
@@ -286,7 +327,7 @@ static const ExternSummary *project__resolve(const ProjFile *from, const char *q
              e = p->entries.items[e].next) {
             const ProjEntry *pe = &p->entries.items[e];
             const ProjPlace *pl = p->files[pe->file].place;
-            if (&p->files[pe->file] != self && !strcmp(pl->stem, target)) {
+            if (pe->file != from->file && !strcmp(pl->stem, target)) {
                 *file = pe->file;
                 return &pl->exports[pe->export].summary;
             }
@@ -301,7 +342,7 @@ static const ExternSummary *project__resolve(const ProjFile *from, const char *q
     for (uint32_t e = strmap_get(&p->by_name, name, strlen(name)); e != UINT32_MAX; e = p->entries.items[e].next) {
         const ProjEntry *pe = &p->entries.items[e];
         const ProjFile *f = &p->files[pe->file];
-        if (f == self) continue;
+        if (pe->file == from->file) continue;
         int score = project__closeness(from_dir, f->place->dir);
         const ExternSummary *s = &f->place->exports[pe->export].summary;
         if (score > best_score) {
@@ -342,16 +383,17 @@ uint32_t project_next_round(Project *p, uint32_t *which)
     for (uint32_t i = 0; i < p->n; i++) {
         const ProjFile *f = &p->files[i];
         bool again = false;
-        for (uint32_t k = 0; k < f->n_calls && !again; k++) {
+        for (uint32_t k = 0; f->calls && k < f->calls->n && !again; k++) {
             uint32_t file;
-            const ExternSummary *s = project__resolve(f, f->calls[k].qual, &file);
-            if (!s || !project__informative(s, &f->calls[k])) continue;
+            const ExternSummary *s = project__resolve(f->place, f->calls->items[k].qual, &file);
+            if (!s || !project__informative(s, &f->calls->items[k])) continue;
             /* first round: every file that reaches another; later: those whose helpers changed */
-            again = p->round == 0 || p->files[file].changed;
+            again = p->round == 0 || p->files[file].place->changed;
         }
         if (again) which[n++] = i;
     }
-    for (uint32_t i = 0; i < p->n; i++) p->files[i].changed = false;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->files[i].place) p->files[i].place->changed = false;
     p->round++;
     return n;
 }

@@ -15,10 +15,11 @@
 
 typedef struct Project Project;
 
-/* File i's latest result, for the project to read the summaries it exports (the caller keeps
- * results where it likes: the CLI, in its spill). 0 and *out filled (the project frees it), or -1
- * when the file has none. */
-typedef int (*ProjectLoad)(void *ctx, uint32_t i, LintResult *out);
+/* File i's path and latest result, for the project to read the summaries it exports (the caller
+ * keeps results where it likes: the CLI, in its spill). 0 with *path (which must outlive the call's
+ * use of it: the caller's string) and, unless out is NULL, *out filled (the project frees it); -1
+ * when the file has no result. */
+typedef int (*ProjectLoad)(void *ctx, uint32_t i, const char **path, LintResult *out);
 
 /* A project of n files. Its memory stays small per file: the names each file calls, and the
  * summaries of only those functions that some file calls by name (read through load when the
@@ -26,7 +27,7 @@ typedef int (*ProjectLoad)(void *ctx, uint32_t i, LintResult *out);
 Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx);
 void project_free(Project *p);
 /* Records what file i's latest lint called and, once the rounds have begun, exported. The project
- * copies what it keeps (r can be freed after the call) but keeps path: it must outlive p. */
+ * copies what it keeps: path and r can be freed after the call. */
 void project_set(Project *p, uint32_t i, const char *path, const LintResult *r);
 /* The files to lint again, with project_attach(), written to which[] (room for n); returns how many.
  * 0 when nothing would change (or after PROJECT_MAX_ROUNDS rounds). */
