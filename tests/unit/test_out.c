@@ -687,7 +687,7 @@ static char *render_stream(OutFormat fmt, const OutFile *files, uint32_t n, cons
         char *path = gl_strdup(f.path);
         char *src = f.src ? gl_strndup(f.src, f.len) : NULL;
         Diag *d = gl_malloc(sizeof *d * (f.n_diags ? f.n_diags : 1));
-        memcpy(d, f.diags, sizeof *d * f.n_diags);
+        if (f.n_diags) memcpy(d, f.diags, sizeof *d * f.n_diags);
         f.path = path, f.src = src, f.diags = d;
         out_stream_file(st, &f);
         memset(path, 'X', strlen(path));
