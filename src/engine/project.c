@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <dirent.h>
 
 #include "base/strbuf.h"
 #include "base/strmap.h"
@@ -34,8 +34,11 @@ struct Project {
     StrMap by_name;   /* "pkg.utils.f" -> first entry */
     Array(ProjEntry) entries;
     StrMap stems;     /* the files' stems -> index (rebuilt with by_name) */
-    StrMap tried;     /* module stems looked for on disk -> 1 found, 0 not: each stat()ed once */
+    StrMap tried;     /* module stems looked for on disk -> 1 found, 0 not */
+    StrMap dirs;      /* folder -> index into listings: each folder is read once */
+    Array(StrMap *) listings;
     uint32_t n_found; /* files added from disk */
+    bool indexed;     /* by_name and stems are up to date */
 };
 
 static const ExternSummary *project__lookup(void *ctx, const char *qual);
@@ -47,6 +50,8 @@ Project *project_new(uint32_t n)
     strmap_init(&p->by_name);
     strmap_init(&p->tried);
     strmap_init(&p->stems);
+    strmap_init(&p->dirs);
+    array_init(&p->listings);
     array_init(&p->entries);
     for (uint32_t i = 0; i < n; i++) project_add(p);
     return p;
@@ -61,6 +66,7 @@ uint32_t project_add(Project *p)
     ProjFile *f = ARENA_NEW(&p->arena, ProjFile);
     f->p = p;
     p->files[p->n] = f;
+    p->indexed = false;
     return p->n++;
 }
 
@@ -70,6 +76,9 @@ void project_free(Project *p)
     strmap_free(&p->by_name);
     strmap_free(&p->tried);
     strmap_free(&p->stems);
+    strmap_free(&p->dirs);
+    for (uint32_t i = 0; i < p->listings.len; i++) strmap_free(p->listings.items[i]);
+    array_free(&p->listings);
     array_free(&p->entries);
     gl_free(p->files);
     arena_free(&p->arena);
@@ -109,6 +118,7 @@ void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
             f->changed = memcmp(&f->exports[k].summary, &r->exports[k].summary, sizeof(ExternSummary)) != 0;
         if (!f->changed) return;
     }
+    p->indexed = false;
     f->exports = ARENA_NEW_N(&p->arena, ExportedFunc, r->n_exports ? r->n_exports : 1);
     for (uint32_t k = 0; k < r->n_exports; k++) {
         f->exports[k].name = arena_strdup(&p->arena, r->exports[k].name);
@@ -128,6 +138,8 @@ void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
 /* Every name an exported function can be imported under: "utils.f", "pkg.utils.f", "w.pkg.utils.f". */
 static void project__index(Project *p)
 {
+    if (p->indexed) return;
+    p->indexed = true;
     strmap_free(&p->by_name);
     strmap_init(&p->by_name);
     strmap_free(&p->stems);
@@ -274,23 +286,33 @@ uint32_t project_next_round(Project *p, uint32_t *which)
 
 /* ---- helpers the files import from files not given ---- */
 
-/* Is there a regular file at the path in buf? */
-static bool project__is_file(const char *path)
+/* Does folder dir hold an entry called name? Each folder is read once (a run asks about the same
+ * few folders for every import of every file). */
+static bool project__has(Project *p, const char *dir, size_t dlen, const char *name)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    uint32_t at = strmap_get(&p->dirs, dir, dlen);
+    if (at == UINT32_MAX) {
+        StrMap *names = ARENA_NEW(&p->arena, StrMap);
+        strmap_init(names);
+        const char *path = arena_strndup(&p->arena, dir, dlen);
+        DIR *d = opendir(dlen ? path : "/");
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                strmap_put(names, arena_strdup(&p->arena, e->d_name), strlen(e->d_name), 1);
+        if (d) closedir(d);
+        array_push(&p->listings, names);
+        at = p->listings.len - 1;
+        strmap_put(&p->dirs, path, dlen, at);
+    }
+    return strmap_get(p->listings.items[at], name, strlen(name)) != UINT32_MAX;
 }
 
 /* Does dir hold what marks a project's root (where Python's path search for it ends)? */
-static bool project__is_root(const char *dir)
+static bool project__is_root(Project *p, const char *dir)
 {
     static const char *const marks[] = {".git", "pyproject.toml", "setup.py", "setup.cfg", "gradleak.toml"};
-    char path[PATH_MAX];
-    for (size_t i = 0; i < ARRAY_LEN(marks); i++) {
-        int n = snprintf(path, sizeof path, "%s/%s", dir, marks[i]);
-        struct stat st;
-        if (n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0) return true;
-    }
+    for (size_t i = 0; i < ARRAY_LEN(marks); i++)
+        if (project__has(p, dir, strlen(dir), marks[i])) return true;
     return false;
 }
 
@@ -305,11 +327,18 @@ static ModuleLookup project__module_file(Project *p, const char *stem, char *out
     if (strmap_get(&p->stems, stem, len) != UINT32_MAX) return MOD_KNOWN;
     uint32_t seen = strmap_get(&p->tried, stem, len);
     if (seen != UINT32_MAX) return seen ? MOD_KNOWN : MOD_NONE;
-    int n = snprintf(out, cap, "%s.py", stem);
-    bool found = n > 0 && (size_t)n < cap && project__is_file(out);
-    if (!found) {
+    /* stem.py in its folder, or a package: a folder stem with an __init__.py */
+    const char *slash = strrchr(stem, '/');
+    if (!slash) return MOD_NONE;
+    char base[NAME_MAX + 4];
+    int n = snprintf(base, sizeof base, "%s.py", slash + 1);
+    bool found = false;
+    if (n > 0 && (size_t)n < sizeof base && project__has(p, stem, (size_t)(slash - stem), base)) {
+        n = snprintf(out, cap, "%s.py", stem);
+        found = n > 0 && (size_t)n < cap;
+    } else if (project__has(p, stem, (size_t)(slash - stem), slash + 1) && project__has(p, stem, len, "__init__.py")) {
         n = snprintf(out, cap, "%s/__init__.py", stem);
-        found = n > 0 && (size_t)n < cap && project__is_file(out);
+        found = n > 0 && (size_t)n < cap;
     }
     strmap_put(&p->tried, arena_strdup(&p->arena, stem), len, found);
     return found ? MOD_NEW : MOD_NONE;
@@ -351,7 +380,7 @@ static bool project__find_module(Project *p, const ProjFile *from, const char *q
             ModuleLookup r = project__module_file(p, stem, out, cap);
             if (r != MOD_NONE) return r == MOD_NEW; /* the closest one wins */
         }
-        if (project__is_root(dir)) break;
+        if (project__is_root(p, dir)) break;
         char *slash = strrchr(dir, '/');
         if (!slash || slash == dir) break;
         *slash = 0;
