@@ -161,9 +161,12 @@ typedef struct Run {
     Array(RuleSet) rules; /* the distinct rule sets of the files */
     Cache *cache;         /* may be NULL */
     Spill *spill;
-    Project *proj;        /* files linted together (engine/project.h); NULL for fewer than 2 */
+    Project *proj;        /* files linted together (engine/project.h); NULL when alone */
+    FileJob *found;       /* the helpers read from disk: the project's files n.. (summaries only) */
+    uint32_t n_found;
     pthread_mutex_t mu;   /* guards proj while the workers lint */
     bool keep_src;        /* keep every file's bytes (debug verify), not only those a later step needs */
+    bool alone;           /* no project: each file on its own, no helpers from disk (debug verify) */
 } Run;
 
 static void run_init(Run *run, FileJob *jobs, uint32_t n, const LintOptions *base, Cache *cache, Spill *spill)
@@ -188,6 +191,9 @@ static void run_free(Run *run)
 {
     project_free(run->proj);
     run->proj = NULL;
+    gl_free(run->found);
+    run->found = NULL;
+    run->n_found = 0;
     array_free(&run->rules);
     pthread_mutex_destroy(&run->mu);
 }
@@ -202,11 +208,11 @@ static uint32_t run_rules_index(Run *run, const RuleSet *rs)
     return run->rules.len - 1;
 }
 
-/* The options file i is linted with (without the other files' summaries). */
-static LintOptions run_options(const Run *run, uint32_t i)
+/* The options a job is linted with (without the other files' summaries). */
+static LintOptions run_options(const Run *run, const FileJob *j)
 {
     LintOptions o = run->base;
-    if (run->rules.len) o.rules = run->rules.items[run->jobs[i].rules];
+    if (run->rules.len) o.rules = run->rules.items[j->rules];
     return o;
 }
 
@@ -254,7 +260,7 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         j->read_errno = -1;
         return;
     }
-    LintOptions o = run_options(run, i);
+    LintOptions o = run_options(run, j);
     uint64_t ext_hash = 0;
     if (relint) {
         project_attach(run->proj, i, &o);
@@ -348,13 +354,20 @@ static int job_load(const Run *run, const FileJob *j, LintResult *res, char **sr
     return 0;
 }
 
+/* File i of the run's project: one of the n files of the run, or a helper read from disk. */
+static FileJob *run_job(const Run *run, uint32_t i)
+{
+    return i < run->n ? &run->jobs[i] : &run->found[i - run->n];
+}
+
 /* The project's ProjectLoad: file i's path and latest result. */
 static int run_load(void *ctx, uint32_t i, const char **path, LintResult *out)
 {
     const Run *run = ctx;
-    if (!run->jobs[i].done) return -1;
-    *path = run->jobs[i].path;
-    return out ? job_load(run, &run->jobs[i], out, NULL, NULL) : 0;
+    const FileJob *j = run_job(run, i);
+    if (!j->done) return -1;
+    *path = j->path;
+    return out ? job_load(run, j, out, NULL, NULL) : 0;
 }
 
 /* One pass of lints: jobs[k] is the run's file file[k] (file NULL: file k). */
@@ -399,29 +412,47 @@ static void pool_run(Pool *p, int nthreads)
     for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
 }
 
-/* Lints every file of the run, then, when there are several, lints again, in rounds, the files
- * whose calls reach a function of another file (engine/project.h). A re-lint is cached under the
+/* Lints every file of the run, then lints again, in rounds, the files whose calls reach a function
+ * of another file (engine/project.h). The helpers they import from files not given (pre-commit
+ * passes only the changed ones) are read from disk and linted for their summaries only, so a
+ * file's findings do not depend on which files came with it. A re-lint is cached under the
  * summaries it was given (ext_key). The project stays in run->proj (--fix re-lints files against
  * it); run_free frees it. */
 static void run_lint(Run *run, int nthreads)
 {
-    if (run->n >= 2) run->proj = project_new(run->n, run_load, run);
+    if (run->n >= 1 && !run->alone) run->proj = project_new(run->n, run_load, run);
     Pool first = {run, run->jobs, NULL, run->n, false, 0, PTHREAD_MUTEX_INITIALIZER};
     pool_run(&first, nthreads);
     if (!run->proj) return;
-    uint32_t *which = gl_calloc(run->n, sizeof *which);
     uint32_t k;
+    const char **paths;
+    for (int pass = 0; pass < PROJECT_MAX_ROUNDS && (k = project_missing(run->proj, &paths)) != 0; pass++) {
+        /* the paths live as long as the project; the helpers take the first file's rules */
+        run->found = gl_realloc(run->found, (run->n_found + k) * sizeof *run->found);
+        uint32_t *idx = gl_calloc(k, sizeof *idx);
+        for (uint32_t j = 0; j < k; j++) {
+            run->found[run->n_found + j] = job_new(paths[j]);
+            run->found[run->n_found + j].rules = run->jobs[0].rules;
+            idx[j] = project_add(run->proj);
+        }
+        Pool p = {run, run->found + run->n_found, idx, k, false, 0, PTHREAD_MUTEX_INITIALIZER};
+        run->n_found += k;
+        pool_run(&p, nthreads);
+        gl_free(idx);
+    }
+    uint32_t total = run->n + run->n_found;
+    uint32_t *which = gl_calloc(total, sizeof *which);
     while ((k = project_next_round(run->proj, which)) != 0) {
         FileJob *again = gl_calloc(k, sizeof *again);
         for (uint32_t m = 0; m < k; m++) {
-            again[m] = run->jobs[which[m]];
+            again[m] = *run_job(run, which[m]);
             again[m].res_at = SPILL_NONE, again[m].done = again[m].cached = false, again[m].read_errno = 0;
         }
         Pool p = {run, again, which, k, true, 0, PTHREAD_MUTEX_INITIALIZER};
         pool_run(&p, nthreads);
         /* the new summaries go to the project only now that no worker reads it */
         for (uint32_t m = 0; m < k; m++) {
-            FileJob *old = &run->jobs[which[m]];
+            FileJob *old = run_job(run, which[m]);
             LintResult res;
             if (!again[m].done || job_load(run, &again[m], &res, NULL, NULL) < 0)
                 continue; /* keep the first lint's result */
@@ -693,7 +724,7 @@ static int cmd_check(int argc, char **argv)
         }
         if (res.notes && (res.skipped || res.syntax_error))
             fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, res.notes);
-        LintOptions fo = run_options(&run, i);
+        LintOptions fo = run_options(&run, j);
         if (run.proj) project_attach(run.proj, i, &fo); /* fixed files are re-linted with the others' summaries */
         cli_fix_file(&cf, j->path, &src, &len, &res, &fo, stdout);
         if (run.proj) project_set(run.proj, i, j->path, &res);
@@ -940,6 +971,7 @@ static int debug_verify(int argc, char **argv)
         Run run;
         run_init(&run, jobs + fi, end - fi, &o, NULL, spill);
         run.keep_src = true;
+        run.alone = end - fi == 1; /* a fixture outside a project_* folder is linted on its own */
         run_lint(&run, 1);
         run_free(&run);
     }

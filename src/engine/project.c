@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/strbuf.h"
 #include "base/strmap.h"
@@ -42,7 +43,7 @@ typedef struct ProjEntry {
 struct Project {
     Arena arena;
     ProjFile *files;
-    uint32_t n;
+    uint32_t n, cap;
     uint32_t round;
     ProjectLoad load;
     void *load_ctx;
@@ -50,10 +51,17 @@ struct Project {
     Array(const char *) qual_list; /* the copies the files' calls point to */
     StrMap lists;     /* every distinct list of calls (keyed by its names and flags) -> index in list_of */
     Array(const ProjCalls *) list_of;
-    StrMap wanted;    /* the function names called ("f" of "utils.f"); built when the rounds begin */
-    bool placed;      /* wanted and the places are built */
+    StrMap wanted;    /* the function names called ("f" of "utils.f"), by project__begin */
+    bool placed;      /* wanted and the places are up to date (project__begin) */
     StrMap by_name;   /* "pkg.utils.f" -> first entry */
     Array(ProjEntry) entries;
+    bool indexed;     /* by_name is up to date */
+    /* the helpers the files import from files not given */
+    StrMap tried;     /* module stems looked for on disk -> 1 found, 0 not */
+    StrMap entries_seen; /* "folder/name" -> 1 when it exists, 0 when not */
+    uint32_t n_found; /* files added from disk */
+    uint64_t *known;  /* while project_missing runs: the hashes of the files' stems, sorted */
+    uint32_t n_known;
 };
 
 static const ExternSummary *project__lookup(void *ctx, const char *qual);
@@ -62,8 +70,6 @@ Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
 {
     Project *p = gl_calloc(1, sizeof *p);
     arena_init(&p->arena);
-    p->n = n;
-    p->files = gl_calloc(n ? n : 1, sizeof *p->files);
     p->load = load;
     p->load_ctx = load_ctx;
     strmap_init(&p->quals);
@@ -73,7 +79,23 @@ Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
     strmap_init(&p->wanted);
     strmap_init(&p->by_name);
     array_init(&p->entries);
+    strmap_init(&p->tried);
+    strmap_init(&p->entries_seen);
+    p->cap = n + PROJECT_MAX_FOUND; /* room for the helpers read from disk: no copy of a long array */
+    p->files = gl_calloc(p->cap, sizeof *p->files);
+    for (uint32_t i = 0; i < n; i++) project_add(p);
     return p;
+}
+
+uint32_t project_add(Project *p)
+{
+    if (p->n == p->cap) {
+        p->cap += p->cap / 4 + 16;
+        p->files = gl_realloc(p->files, p->cap * sizeof *p->files);
+    }
+    p->files[p->n] = (ProjFile){NULL, NULL};
+    p->placed = p->indexed = false; /* its exports and its calls count from now on */
+    return p->n++;
 }
 
 void project_free(Project *p)
@@ -86,6 +108,8 @@ void project_free(Project *p)
     strmap_free(&p->wanted);
     strmap_free(&p->by_name);
     array_free(&p->entries);
+    strmap_free(&p->tried);
+    strmap_free(&p->entries_seen);
     gl_free(p->files);
     arena_free(&p->arena);
     gl_free(p);
@@ -116,7 +140,27 @@ static bool project__wanted(const Project *p, const char *name)
     return strmap_get(&p->wanted, name, strlen(name)) != UINT32_MAX;
 }
 
-/* "/w/pkg/utils.py" -> stem "/w/pkg/utils", dir "/w/pkg"; a package's "__init__.py" is the package. */
+/* "/w/pkg/utils.py" -> stem "/w/pkg/utils", dir "/w/pkg"; a package's "__init__.py" is the package.
+ * Both into buffers of PATH_MAX; false when the path does not fit. */
+static bool project__stem(const char *path, char *stem, char *dir)
+{
+    char *real = realpath(path, NULL);
+    const char *abs = real ? real : path;
+    size_t n = strlen(abs);
+    bool fits = n < PATH_MAX;
+    if (fits) memcpy(stem, abs, n + 1);
+    free(real); /* realpath's own malloc, not ours */
+    if (!fits) return false;
+    char *slash = strrchr(stem, '/');
+    if (slash) memcpy(dir, stem, (size_t)(slash - stem)), dir[slash - stem] = 0;
+    else strcpy(dir, ".");
+    char *dot = strrchr(stem, '.');
+    if (dot && (!slash || dot > slash)) *dot = 0;
+    size_t len = strlen(stem);
+    if (len >= 9 && !strcmp(stem + len - 9, "/__init__")) stem[len - 9] = 0;
+    return true;
+}
+
 static ProjPlace *project__place(Project *p, uint32_t i, const char *path)
 {
     ProjFile *f = &p->files[i];
@@ -124,17 +168,14 @@ static ProjPlace *project__place(Project *p, uint32_t i, const char *path)
     ProjPlace *pl = f->place = ARENA_NEW(&p->arena, ProjPlace);
     pl->p = p;
     pl->file = i;
-    char *real = realpath(path, NULL);
-    const char *abs = real ? real : path;
-    char *stem = arena_strdup(&p->arena, abs);
-    free(real); /* realpath's own malloc, not ours */
-    char *slash = strrchr(stem, '/');
-    pl->dir = slash ? arena_strndup(&p->arena, stem, (size_t)(slash - stem)) : ".";
-    char *dot = strrchr(stem, '.');
-    if (dot && (!slash || dot > slash)) *dot = 0;
-    size_t len = strlen(stem);
-    if (len >= 9 && !strcmp(stem + len - 9, "/__init__")) stem[len - 9] = 0;
-    pl->stem = stem;
+    char stem[PATH_MAX], dir[PATH_MAX];
+    if (project__stem(path, stem, dir)) {
+        pl->stem = arena_strdup(&p->arena, stem);
+        pl->dir = arena_strdup(&p->arena, dir);
+    } else { /* too long to be imported: matches nothing */
+        pl->stem = arena_strdup(&p->arena, path);
+        pl->dir = ".";
+    }
     return pl;
 }
 
@@ -154,6 +195,7 @@ static bool project__keep_exports(Project *p, uint32_t i, const char *path, cons
                        !memcmp(&pl->exports[m].summary, &r->exports[k].summary, sizeof(ExternSummary)), m++;
         if (same) return false;
     }
+    p->indexed = false;
     pl->exports = ARENA_NEW_N(&p->arena, ExportedFunc, n ? n : 1);
     pl->n_exports = 0;
     for (uint32_t k = 0; k < r->n_exports; k++) {
@@ -212,11 +254,13 @@ void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
     }
 }
 
-/* The rounds begin: which functions are called by name, which files export one of them (their
- * summaries are read now, through load), and which files call one of those (they need to know
- * where they lie). Everything else stays out of the project's memory. */
+/* Which functions are called by name, which files export one of them (their summaries are read
+ * now, through load), and which files call one of those (they need to know where they lie).
+ * Everything else stays out of the project's memory. Again after files were added (their calls and
+ * exports count too). */
 static void project__begin(Project *p)
 {
+    p->indexed = false;
     for (uint32_t l = 0; l < p->list_of.len; l++)
         for (uint32_t k = 0; k < p->list_of.items[l]->n; k++) {
             const char *fn = project__func(p->list_of.items[l]->items[k].qual); /* points into the kept copy */
@@ -253,6 +297,8 @@ static void project__begin(Project *p)
 /* Every name an exported function can be imported under: "utils.f", "pkg.utils.f", "w.pkg.utils.f". */
 static void project__index(Project *p)
 {
+    if (p->indexed) return;
+    p->indexed = true;
     strmap_free(&p->by_name);
     strmap_init(&p->by_name);
     array_clear(&p->entries);
@@ -395,5 +441,178 @@ uint32_t project_next_round(Project *p, uint32_t *which)
     for (uint32_t i = 0; i < p->n; i++)
         if (p->files[i].place) p->files[i].place->changed = false;
     p->round++;
+    return n;
+}
+
+/* ---- helpers the files import from files not given ---- */
+
+/* Does folder dir hold an entry called name? Each question is asked of the disk once (a run asks
+ * about the same few names in the same few folders for every import of every file), by one lstat:
+ * not by reading the folder, whose every name would be kept (a run's folders hold all its files). */
+static bool project__has(Project *p, const char *dir, size_t dlen, const char *name)
+{
+    StrBuf path;
+    sb_init(&path);
+    sb_printf(&path, "%.*s/%s", (int)dlen, dir, name);
+    uint32_t at = strmap_get(&p->entries_seen, path.data, path.len);
+    if (at == UINT32_MAX) {
+        struct stat st;
+        at = lstat(path.data, &st) == 0; /* a dangling link is an entry too, as readdir shows it */
+        strmap_put(&p->entries_seen, arena_strndup(&p->arena, path.data, path.len), path.len, at);
+    }
+    sb_free(&path);
+    return at == 1;
+}
+
+/* Does dir hold what marks a project's root (where Python's path search for it ends)? */
+static bool project__is_root(Project *p, const char *dir)
+{
+    static const char *const marks[] = {".git", "pyproject.toml", "setup.py", "setup.cfg", "gradleak.toml"};
+    for (size_t i = 0; i < ARRAY_LEN(marks); i++)
+        if (project__has(p, dir, strlen(dir), marks[i])) return true;
+    return false;
+}
+
+/* FNV-1a, 64 bits, of a stem: the project's files are known by these while project_missing runs
+ * (a run may have many files; their stems are not kept). */
+static uint64_t project__hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static int project__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Is stem one of the project's files? (A hash collision only makes a file on disk look known: its
+ * helpers are then not read, as when it is missing.) */
+static bool project__known(const Project *p, const char *stem)
+{
+    uint64_t h = project__hash(stem);
+    return p->known && bsearch(&h, p->known, p->n_known, sizeof h, project__cmp_u64) != NULL;
+}
+
+typedef enum ModuleLookup { MOD_NONE, MOD_NEW, MOD_KNOWN } ModuleLookup;
+
+/* The file of module stem ("/w/pkg/utils"): utils.py or utils/__init__.py. MOD_NEW with its path in
+ * out the first time it is found; MOD_KNOWN when it is a file of the project or was found before;
+ * MOD_NONE when there is no such file. */
+static ModuleLookup project__module_file(Project *p, const char *stem, char *out, size_t cap)
+{
+    size_t len = strlen(stem);
+    if (project__known(p, stem)) return MOD_KNOWN;
+    uint32_t seen = strmap_get(&p->tried, stem, len);
+    if (seen != UINT32_MAX) return seen ? MOD_KNOWN : MOD_NONE;
+    /* stem.py in its folder, or a package: a folder stem with an __init__.py */
+    const char *slash = strrchr(stem, '/');
+    if (!slash) return MOD_NONE;
+    char base[NAME_MAX + 4];
+    int n = snprintf(base, sizeof base, "%s.py", slash + 1);
+    bool found = false;
+    if (n > 0 && (size_t)n < sizeof base && project__has(p, stem, (size_t)(slash - stem), base)) {
+        n = snprintf(out, cap, "%s.py", stem);
+        found = n > 0 && (size_t)n < cap;
+    } else if (project__has(p, stem, (size_t)(slash - stem), slash + 1) && project__has(p, stem, len, "__init__.py")) {
+        n = snprintf(out, cap, "%s/__init__.py", stem);
+        found = n > 0 && (size_t)n < cap;
+    }
+    strmap_put(&p->tried, arena_strdup(&p->arena, stem), len, found);
+    return found ? MOD_NEW : MOD_NONE;
+}
+
+/* Where Python would find the module of imported name qual ("utils.f", ".utils.f") for the file from:
+ * a relative module exactly; an absolute one in the caller's folder or the nearest folder above it
+ * that has it, up to the project's root. The path into out; false when no such file exists. */
+static bool project__find_module(Project *p, const char *from_dir, const char *qual, char *out, size_t cap)
+{
+    size_t dots = strspn(qual, ".");
+    const char *name = qual + dots;
+    const char *fn = strrchr(name, '.');
+    char mod[PATH_MAX]; /* the module's dotted name as a relative path: "pkg/utils" */
+    size_t mlen = fn ? (size_t)(fn - name) : 0;
+    if (mlen >= sizeof mod) return false;
+    memcpy(mod, name, mlen);
+    mod[mlen] = 0;
+    for (char *c = mod; *c; c++)
+        if (*c == '.') *c = '/';
+    char stem[PATH_MAX];
+    size_t dlen = strlen(from_dir);
+    if (dots) {
+        for (size_t up = 1; up < dots; up++) {
+            while (dlen > 0 && from_dir[dlen - 1] != '/') dlen--;
+            if (dlen > 0) dlen--;
+        }
+        int n = mlen ? snprintf(stem, sizeof stem, "%.*s/%s", (int)dlen, from_dir, mod)
+                     : snprintf(stem, sizeof stem, "%.*s", (int)dlen, from_dir);
+        return n > 0 && (size_t)n < sizeof stem && project__module_file(p, stem, out, cap) == MOD_NEW;
+    }
+    if (!mlen) return false; /* a bare name: not an import of a module */
+    char dir[PATH_MAX];
+    if (dlen >= sizeof dir) return false;
+    memcpy(dir, from_dir, dlen + 1);
+    for (int level = 0; level < PROJECT_SEARCH_LEVELS && dir[0]; level++) {
+        int n = snprintf(stem, sizeof stem, "%s/%s", dir, mod);
+        if (n > 0 && (size_t)n < sizeof stem) {
+            ModuleLookup r = project__module_file(p, stem, out, cap);
+            if (r != MOD_NONE) return r == MOD_NEW; /* the closest one wins */
+        }
+        if (project__is_root(p, dir)) break;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) break;
+        *slash = 0;
+    }
+    return false;
+}
+
+uint32_t project_missing(Project *p, const char ***paths)
+{
+    if (!p->placed) project__begin(p);
+    project__index(p);
+    *paths = NULL;
+    if (p->n_found >= PROJECT_MAX_FOUND) return 0;
+    char stem[PATH_MAX], dir[PATH_MAX], out[PATH_MAX];
+    p->known = gl_calloc(p->n ? p->n : 1, sizeof *p->known);
+    p->n_known = 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        const char *path;
+        if (!p->files[i].calls) continue;
+        if (p->files[i].place) p->known[p->n_known++] = project__hash(p->files[i].place->stem);
+        else if (p->load(p->load_ctx, i, &path, NULL) == 0 && project__stem(path, stem, dir))
+            p->known[p->n_known++] = project__hash(stem);
+    }
+    qsort(p->known, p->n_known, sizeof *p->known, project__cmp_u64);
+    Array(const char *) found;
+    array_init(&found);
+    for (uint32_t i = 0; i < p->n && p->n_found + found.len < PROJECT_MAX_FOUND; i++) {
+        const ProjFile *f = &p->files[i];
+        if (!f->calls) continue;
+        const char *from_dir = NULL; /* the file's folder, found when first needed */
+        for (uint32_t k = 0; k < f->calls->n && p->n_found + found.len < PROJECT_MAX_FOUND; k++) {
+            uint32_t file;
+            const char *qual = f->calls->items[k].qual;
+            if (project__resolve(f->place, qual, &file)) continue;
+            if (!from_dir) {
+                const char *path;
+                if (f->place) from_dir = f->place->dir;
+                else if (p->load(p->load_ctx, i, &path, NULL) == 0 && project__stem(path, stem, dir)) from_dir = dir;
+                else break;
+            }
+            if (project__find_module(p, from_dir, qual, out, sizeof out))
+                array_push(&found, arena_strdup(&p->arena, out));
+        }
+    }
+    gl_free(p->known);
+    p->known = NULL;
+    p->n_found += found.len;
+    uint32_t n = found.len;
+    if (n) {
+        *paths = (const char **)ARENA_NEW_N(&p->arena, const char *, n);
+        memcpy((void *)*paths, found.items, n * sizeof(const char *));
+    }
+    array_free(&found);
     return n;
 }
