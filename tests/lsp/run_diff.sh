@@ -16,4 +16,7 @@ if ! command -v python3 >/dev/null 2>&1; then
     echo "skip lsp-diff (python3 is not installed)"
     exit 0
 fi
-timeout 600 python3 tests/lsp/diff_edits.py "$GL"
+# under valgrind (tests/run --valgrind) every server start and check is ~50x slower
+batches=60
+[ -n "${GRADLEAK_VG_LOGS:-}" ] && batches=8
+timeout 900 python3 tests/lsp/diff_edits.py "$GL" --batches "$batches"
