@@ -1317,6 +1317,94 @@ static void df__prescan_feedback_calls(Interp *I)
     }
 }
 
+/* Is var a parameter of the function (`model` in `def train(model, loader)`), or an attribute of
+ * self that is not one of the class's methods (`self.net`)? */
+static bool df__passed_in(const Interp *I, uint32_t var, const uint8_t *is_param)
+{
+    const IrFunc *f = I->f;
+    if (var >= I->nvars) return false;
+    if (is_param[var]) return true;
+    uint32_t base = f->vars.items[var].base;
+    if (base == IR_NONE || base >= I->nvars || !is_param[base] || f->cls == IR_NONE) return false;
+    const char *name = f->vars.items[var].name;
+    const char *dot = name ? strrchr(name, '.') : NULL;
+    return dot && df__class_method(I->m, f->cls, dot + 1) == IR_NONE;
+}
+
+/* In a function that calls backward(): the value it differentiates carries a graph, so a passed-in
+ * callable that it was computed from is a model (or a loss module): `outputs = model(**batch);
+ * accelerator.backward(outputs.loss)` with `model` a parameter. Follows the value back through
+ * stores, attributes, items, arithmetic, tensor methods and call arguments (bounded). */
+static void df__prescan_backward_sources(Interp *I)
+{
+    const IrFunc *f = I->f;
+    uint32_t n = f->ops.len;
+    uint8_t *seen = gl_calloc(n ? n : 1, 1);
+    uint8_t *unpacked = gl_calloc(n ? n : 1, 1); /* a call whose result was unpacked on the way */
+    uint8_t *is_param = gl_calloc(I->nvars ? I->nvars : 1, 1);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_STORE && o->var < I->nvars && o->a != IR_NONE && f->ops.items[o->a].kind == IR_PARAM)
+            is_param[o->var] = 1;
+    }
+    Array(uint32_t) work;
+    array_init(&work);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!df_is_backward_call(f, i)) continue;
+        const IrOp *o = &f->ops.items[i];
+        uint32_t r = df_receiver(f, i);
+        if (o->nargs && !f->kw.items[o->args]) array_push(&work, f->args.items[o->args]); /* x.backward(loss) */
+        else if (r != IR_NONE) array_push(&work, r);                                          /* loss.backward() */
+    }
+    for (uint32_t visits = 0; work.len && visits < 512; visits++) {
+        uint32_t op = array_pop(&work);
+        if (op >= n || seen[op]) continue;
+        seen[op] = 1;
+        const IrOp *o = &f->ops.items[op];
+        switch ((IrOpKind)o->kind) {
+        case IR_LOAD:
+            for (uint32_t k = 0; k < n && o->var != IR_NONE; k++)
+                if (f->ops.items[k].kind == IR_STORE && f->ops.items[k].var == o->var && f->ops.items[k].a != IR_NONE)
+                    array_push(&work, f->ops.items[k].a);
+            break;
+        case IR_UNPACK:
+            /* `loss, n_tokens, logs = criterion(...)`: which element carries the graph is unknown,
+             * so the callable is not taken for a model; its arguments still are followed */
+            if (o->a != IR_NONE) unpacked[o->a] = 1, array_push(&work, o->a);
+            break;
+        case IR_STORE: case IR_ATTR: case IR_ITEM: case IR_UNOP:
+            if (o->a != IR_NONE) array_push(&work, o->a);
+            break;
+        case IR_BINOP: case IR_SELECT:
+            if (o->a != IR_NONE) array_push(&work, o->a);
+            if (o->b != IR_NONE) array_push(&work, o->b);
+            break;
+        case IR_BUILD:
+            for (uint32_t k = 0; k < o->nargs; k++) array_push(&work, f->args.items[o->args + k]);
+            break;
+        case IR_CALL: {
+            if (o->a == IR_NONE) break;
+            const IrOp *callee = &f->ops.items[o->a];
+            uint32_t recv = df_receiver(f, op);
+            if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
+                df__passed_in(I, callee->var, is_param) && !unpacked[op])
+                I->module_vars[callee->var] = 1;
+            else if (recv != IR_NONE)
+                array_push(&work, recv); /* a method of the value: out.sum(), scaler.scale(loss) */
+            for (uint32_t k = 0; k < o->nargs; k++)
+                if (!f->kw.items[o->args + k]) array_push(&work, f->args.items[o->args + k]);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    array_free(&work);
+    gl_free(is_param);
+    gl_free(unpacked);
+    gl_free(seen);
+}
+
 static void df__prescan(Interp *I)
 {
     const IrFunc *f = I->f;
@@ -1338,7 +1426,10 @@ static void df__prescan(Interp *I)
     for (uint32_t v = 0; v < I->nvars; v++)
         if (I->backward_vars[v] & 1) I->backward_vars[v] = 1;
         else I->backward_vars[v] = 0;
-    if (trains) df__prescan_feedback_calls(I);
+    if (trains) {
+        df__prescan_feedback_calls(I);
+        df__prescan_backward_sources(I);
+    }
 }
 
 static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints, uint32_t nhints)
