@@ -1342,19 +1342,31 @@ static void df__prescan_backward_sources(Interp *I)
     uint8_t *seen = gl_calloc(n ? n : 1, 1);
     uint8_t *unpacked = gl_calloc(n ? n : 1, 1); /* a call whose result was unpacked on the way */
     uint8_t *is_param = gl_calloc(I->nvars ? I->nvars : 1, 1);
+    /* the stores of each variable, as one list per variable (start[v]..start[v+1] in stores) */
+    uint32_t *start = gl_calloc(I->nvars + 1, sizeof *start);
     for (uint32_t i = 0; i < n; i++) {
         const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_STORE && o->var < I->nvars && o->a != IR_NONE && f->ops.items[o->a].kind == IR_PARAM)
-            is_param[o->var] = 1;
+        if (o->kind != IR_STORE || o->var >= I->nvars || o->a == IR_NONE) continue;
+        if (f->ops.items[o->a].kind == IR_PARAM) is_param[o->var] = 1;
+        start[o->var + 1]++;
     }
+    for (uint32_t v = 0; v < I->nvars; v++) start[v + 1] += start[v];
+    uint32_t *stores = gl_calloc(start[I->nvars] ? start[I->nvars] : 1, sizeof *stores);
+    uint32_t *fill = gl_calloc(I->nvars ? I->nvars : 1, sizeof *fill);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_STORE && o->var < I->nvars && o->a != IR_NONE) stores[start[o->var] + fill[o->var]++] = o->a;
+    }
+    gl_free(fill);
     Array(uint32_t) work;
     array_init(&work);
+#define DF_PUSH_WORK(x) do { if (work.len < 4096) array_push(&work, (x)); } while (0)
     for (uint32_t i = 0; i < n; i++) {
         if (!df_is_backward_call(f, i)) continue;
         const IrOp *o = &f->ops.items[i];
         uint32_t r = df_receiver(f, i);
-        if (o->nargs && !f->kw.items[o->args]) array_push(&work, f->args.items[o->args]); /* x.backward(loss) */
-        else if (r != IR_NONE) array_push(&work, r);                                          /* loss.backward() */
+        if (o->nargs && !f->kw.items[o->args]) DF_PUSH_WORK(f->args.items[o->args]); /* x.backward(loss) */
+        else if (r != IR_NONE) DF_PUSH_WORK(r);                                          /* loss.backward() */
     }
     for (uint32_t visits = 0; work.len && visits < 512; visits++) {
         uint32_t op = array_pop(&work);
@@ -1363,24 +1375,23 @@ static void df__prescan_backward_sources(Interp *I)
         const IrOp *o = &f->ops.items[op];
         switch ((IrOpKind)o->kind) {
         case IR_LOAD:
-            for (uint32_t k = 0; k < n && o->var != IR_NONE; k++)
-                if (f->ops.items[k].kind == IR_STORE && f->ops.items[k].var == o->var && f->ops.items[k].a != IR_NONE)
-                    array_push(&work, f->ops.items[k].a);
+            if (o->var < I->nvars)
+                for (uint32_t k = start[o->var]; k < start[o->var + 1]; k++) DF_PUSH_WORK(stores[k]);
             break;
         case IR_UNPACK:
             /* `loss, n_tokens, logs = criterion(...)`: which element carries the graph is unknown,
              * so the callable is not taken for a model; its arguments still are followed */
-            if (o->a != IR_NONE) unpacked[o->a] = 1, array_push(&work, o->a);
+            if (o->a != IR_NONE) unpacked[o->a] = 1, DF_PUSH_WORK(o->a);
             break;
         case IR_STORE: case IR_ATTR: case IR_ITEM: case IR_UNOP:
-            if (o->a != IR_NONE) array_push(&work, o->a);
+            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
             break;
         case IR_BINOP: case IR_SELECT:
-            if (o->a != IR_NONE) array_push(&work, o->a);
-            if (o->b != IR_NONE) array_push(&work, o->b);
+            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
+            if (o->b != IR_NONE) DF_PUSH_WORK(o->b);
             break;
         case IR_BUILD:
-            for (uint32_t k = 0; k < o->nargs; k++) array_push(&work, f->args.items[o->args + k]);
+            for (uint32_t k = 0; k < o->nargs; k++) DF_PUSH_WORK(f->args.items[o->args + k]);
             break;
         case IR_CALL: {
             if (o->a == IR_NONE) break;
@@ -1390,16 +1401,19 @@ static void df__prescan_backward_sources(Interp *I)
                 df__passed_in(I, callee->var, is_param) && !unpacked[op])
                 I->module_vars[callee->var] = 1;
             else if (recv != IR_NONE)
-                array_push(&work, recv); /* a method of the value: out.sum(), scaler.scale(loss) */
+                DF_PUSH_WORK(recv); /* a method of the value: out.sum(), scaler.scale(loss) */
             for (uint32_t k = 0; k < o->nargs; k++)
-                if (!f->kw.items[o->args + k]) array_push(&work, f->args.items[o->args + k]);
+                if (!f->kw.items[o->args + k]) DF_PUSH_WORK(f->args.items[o->args + k]);
             break;
         }
         default:
             break;
         }
     }
+#undef DF_PUSH_WORK
     array_free(&work);
+    gl_free(stores);
+    gl_free(start);
     gl_free(is_param);
     gl_free(unpacked);
     gl_free(seen);
