@@ -1381,7 +1381,10 @@ static void df__prescan_backward_sources(Interp *I)
         case IR_UNPACK:
             /* `loss, n_tokens, logs = criterion(...)`: which element carries the graph is unknown,
              * so the callable is not taken for a model; its arguments still are followed */
-            if (o->a != IR_NONE) unpacked[o->a] = 1, DF_PUSH_WORK(o->a);
+            if (o->a != IR_NONE) {
+                unpacked[o->a] = 1;
+                DF_PUSH_WORK(o->a);
+            }
             break;
         case IR_STORE: case IR_ATTR: case IR_ITEM: case IR_UNOP:
             if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
