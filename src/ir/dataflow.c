@@ -492,6 +492,11 @@ static AVal df_call(Interp *I, uint32_t op)
     if (fe == EFF_NONE && o->qual && !strncmp(o->qual, "torch.", 6)) fe = EFF_DIFF;
     if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "Variable")) fe = EFF_VARIABLE;
     if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "DataLoader")) fe = EFF_LOADER;
+    if (o->qual && (!strcmp(o->qual, "torch.load") || !strcmp(o->qual, "torch.hub.load"))) {
+        /* whatever was saved: a whole model as often as a tensor or a state dict */
+        r.kind = VK_UNKNOWN;
+        return r;
+    }
     if (fe != EFF_NONE && (!method || cv.kind == VK_MODREF || callee->qual)) {
         switch (fe) {
         case EFF_FACTORY:
@@ -787,6 +792,38 @@ static AVal df_call(Interp *I, uint32_t op)
 
 static AVal df_attr__plain(Interp *I, uint32_t op);
 
+/* Records the shape of a returned value for callers that unpack it: a tuple display and which of
+ * its elements carry no graph whatever the arguments. */
+static void df__note_tuple_return(Interp *I, uint32_t vop)
+{
+    FuncFacts *ff = I->ff;
+    if (ff->ret_tuple == 0xff) return;
+    const IrOp *b = vop != IR_NONE ? OP(I, vop) : NULL;
+    if (!b || b->kind != IR_BUILD || b->aux != BUILD_TUPLE || b->nargs == 0 || b->nargs > 8 ||
+        (ff->ret_tuple && ff->ret_tuple != b->nargs)) {
+        ff->ret_tuple = 0xff;
+        return;
+    }
+    uint8_t plain = 0;
+    for (uint32_t k = 0; k < b->nargs; k++) {
+        AVal e = val_of(I, I->f->args.items[b->args + k]);
+        if (e.grad == G_NONE && e.elem == G_NONE && !e.pmask && !e.cmask && e.kind != VK_MODULE)
+            plain |= (uint8_t)(1u << k);
+    }
+    ff->ret_plain = ff->ret_tuple ? (uint8_t)(ff->ret_plain & plain) : plain;
+    ff->ret_tuple = (uint8_t)b->nargs;
+}
+
+/* Is element k of what call op returns plain (see df__note_tuple_return)? */
+static bool df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
+{
+    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return false;
+    uint32_t t = df__call_target(I->m, I->fx, I->f, op);
+    if (t == IR_NONE || t == I->f->index) return false;
+    const FuncFacts *cf = &I->fx->funcs[t];
+    return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_plain >> k & 1);
+}
+
 static AVal df_attr(Interp *I, uint32_t op)
 {
     AVal r = df_attr__plain(I, op);
@@ -1031,6 +1068,11 @@ static void df_step(Interp *I, uint32_t op)
         AVal s = val_of(I, o->a);
         r = s;
         r.def = op;
+        if (df__plain_tuple_element(I, o->a, o->aux)) {
+            /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain */
+            r = aval(VK_UNKNOWN, G_NONE, op);
+            break;
+        }
         if (o->aux == IR_UNPACK_STAR) {
             r.kind = VK_CONTAINER;
             r.elem = grad_of_arg(&s);
@@ -1098,6 +1140,7 @@ static void df_step(Interp *I, uint32_t op)
     case IR_RETURN: {
         AVal v = o->a == IR_NONE ? aval(VK_NONE, G_NONE, op) : val_of(I, o->a);
         I->ff->ret = (I->ff->ret.flags & VF_UNSET) ? v : aval_join(&I->ff->ret, &v);
+        df__note_tuple_return(I, o->a);
         r = v;
         break;
     }
