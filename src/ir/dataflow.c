@@ -9,7 +9,9 @@
  * Functions are analysed on demand when first called (so a helper's summary is ready where it is
  * used), the rest afterwards, each once. Nothing here recurses over syntax; the only recursion is
  * through calls of local functions, bounded by DF_MAX_CALL_DEPTH. */
+#include <pthread.h>
 #include <stdio.h>
+#include "base/strmap.h"
 #include "ir/dataflow.h"
 
 #define DF_MAX_PASSES 4
@@ -37,14 +39,44 @@ static const ApiEntry api_table[] = {
 #undef API_METHOD
 };
 
+/* Methods that only modules (and optimizers) have: evidence that an unknown object is a model. */
+static const char *const df_module_methods[] = {
+    "parameters", "named_parameters", "eval", "train", "state_dict", "load_state_dict", "modules",
+    "children", "named_modules", "buffers", "forward", "apply", "register_buffer",
+    "register_forward_hook", "init_hidden", "init_hidden_state", "init_state", "create_hidden",
+    "reset_state", "reset_hidden", "reset_states", "begin_state", "initHidden", "init_states",
+};
+
+/* The tables hashed once per process: every call and method of every pass looks names up (a
+ * linear strcmp over 160 entries was a tenth of an LSP re-lint). First entry of a name wins, as in
+ * the table order. */
+static StrMap api_fns, api_methods, df_module_method_set;
+static uint32_t api_prefixes[64], api_prefix_len[64], n_api_prefixes;
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+static void api__init(void)
+{
+    for (uint32_t i = 0; i < ARRAY_LEN(api_table); i++) {
+        const ApiEntry *e = &api_table[i];
+        StrMap *m = e->kind == 0 ? &api_fns : e->kind == 2 ? &api_methods : NULL;
+        size_t n = strlen(e->name);
+        if (m && strmap_get(m, e->name, n) == UINT32_MAX) strmap_put(m, e->name, n, i);
+        if (e->kind == 1 && ALWAYS(n_api_prefixes < ARRAY_LEN(api_prefixes)))
+            api_prefix_len[n_api_prefixes] = (uint32_t)n, api_prefixes[n_api_prefixes++] = i;
+    }
+    for (uint32_t i = 0; i < ARRAY_LEN(df_module_methods); i++)
+        strmap_put(&df_module_method_set, df_module_methods[i], strlen(df_module_methods[i]), i);
+}
+
 static ApiEffect api_function(const char *qual)
 {
     if (!qual) return EFF_NONE;
-    for (size_t i = 0; i < ARRAY_LEN(api_table); i++)
-        if (api_table[i].kind == 0 && !strcmp(api_table[i].name, qual)) return api_table[i].effect;
-    for (size_t i = 0; i < ARRAY_LEN(api_table); i++) {
-        const ApiEntry *e = &api_table[i];
-        if (e->kind != 1 || strncmp(qual, e->name, strlen(e->name)) != 0) continue;
+    pthread_once(&api_once, api__init);
+    uint32_t hit = strmap_get(&api_fns, qual, strlen(qual));
+    if (hit != UINT32_MAX) return api_table[hit].effect;
+    for (uint32_t k = 0; k < n_api_prefixes; k++) {
+        const ApiEntry *e = &api_table[api_prefixes[k]];
+        if (strncmp(qual, e->name, api_prefix_len[k]) != 0) continue;
         if (e->effect == EFF_MODULE || e->effect == EFF_OPTIM) {
             /* constructors are CamelCase: torch.nn.Linear, torch.optim.Adam; lowercase names under
              * torch.nn (torch.nn.functional handled above) are functions */
@@ -69,12 +101,11 @@ static ApiEffect api_function(const char *qual)
 static ApiEffect api_method(const char *name)
 {
     if (!name) return EFF_NONE;
-    for (size_t i = 0; i < ARRAY_LEN(api_table); i++)
-        if (api_table[i].kind == 2 && !strcmp(api_table[i].name, name)) return api_table[i].effect;
-    return EFF_NONE;
+    pthread_once(&api_once, api__init);
+    uint32_t hit = strmap_get(&api_methods, name, strlen(name));
+    return hit == UINT32_MAX ? EFF_NONE : (ApiEffect)api_table[hit].effect;
 }
 
-/* Methods that only modules (and optimizers) have: evidence that an unknown object is a model. */
 /* The function of method name in local class cls, or IR_NONE. */
 static uint32_t df__class_method(const IrModule *m, uint32_t cls, const char *name)
 {
@@ -104,15 +135,8 @@ static uint32_t df__call_target(const IrModule *m, const Facts *fx, const IrFunc
 
 static bool df__module_method(const char *name)
 {
-    static const char *const names[] = {
-        "parameters", "named_parameters", "eval", "train", "state_dict", "load_state_dict", "modules",
-        "children", "named_modules", "buffers", "forward", "apply", "register_buffer",
-        "register_forward_hook", "init_hidden", "init_hidden_state", "init_state", "create_hidden",
-        "reset_state", "reset_hidden", "reset_states", "begin_state", "initHidden", "init_states",
-    };
-    for (size_t i = 0; i < ARRAY_LEN(names); i++)
-        if (!strcmp(names[i], name)) return true;
-    return false;
+    pthread_once(&api_once, api__init);
+    return strmap_get(&df_module_method_set, name, strlen(name)) != UINT32_MAX;
 }
 
 static bool df__container_mutator(const char *name)
@@ -492,6 +516,11 @@ static AVal df_call(Interp *I, uint32_t op)
     if (fe == EFF_NONE && o->qual && !strncmp(o->qual, "torch.", 6)) fe = EFF_DIFF;
     if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "Variable")) fe = EFF_VARIABLE;
     if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "DataLoader")) fe = EFF_LOADER;
+    if (o->qual && (!strcmp(o->qual, "torch.load") || !strcmp(o->qual, "torch.hub.load"))) {
+        /* whatever was saved: a whole model as often as a tensor or a state dict */
+        r.kind = VK_UNKNOWN;
+        return r;
+    }
     if (fe != EFF_NONE && (!method || cv.kind == VK_MODREF || callee->qual)) {
         switch (fe) {
         case EFF_FACTORY:
@@ -787,6 +816,38 @@ static AVal df_call(Interp *I, uint32_t op)
 
 static AVal df_attr__plain(Interp *I, uint32_t op);
 
+/* Records the shape of a returned value for callers that unpack it: a tuple display and which of
+ * its elements carry no graph whatever the arguments. */
+static void df__note_tuple_return(Interp *I, uint32_t vop)
+{
+    FuncFacts *ff = I->ff;
+    if (ff->ret_tuple == 0xff) return;
+    const IrOp *b = vop != IR_NONE ? OP(I, vop) : NULL;
+    if (!b || b->kind != IR_BUILD || b->aux != BUILD_TUPLE || b->nargs == 0 || b->nargs > 8 ||
+        (ff->ret_tuple && ff->ret_tuple != b->nargs)) {
+        ff->ret_tuple = 0xff;
+        return;
+    }
+    uint8_t plain = 0;
+    for (uint32_t k = 0; k < b->nargs; k++) {
+        AVal e = val_of(I, I->f->args.items[b->args + k]);
+        if (e.grad == G_NONE && e.elem == G_NONE && !e.pmask && !e.cmask && e.kind != VK_MODULE)
+            plain |= (uint8_t)(1u << k);
+    }
+    ff->ret_plain = ff->ret_tuple ? (uint8_t)(ff->ret_plain & plain) : plain;
+    ff->ret_tuple = (uint8_t)b->nargs;
+}
+
+/* Is element k of what call op returns plain (see df__note_tuple_return)? */
+static bool df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
+{
+    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return false;
+    uint32_t t = df__call_target(I->m, I->fx, I->f, op);
+    if (t == IR_NONE || t == I->f->index) return false;
+    const FuncFacts *cf = &I->fx->funcs[t];
+    return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_plain >> k & 1);
+}
+
 static AVal df_attr(Interp *I, uint32_t op)
 {
     AVal r = df_attr__plain(I, op);
@@ -863,10 +924,11 @@ static AVal df_load(Interp *I, uint32_t op)
         /* the module's value of that name, when the module has analysed it */
         const IrFunc *top = I->m->funcs.items[0];
         FuncFacts *tf = &I->fx->funcs[0];
-        for (uint32_t i = 0; i < top->ops.len && tf->val; i++) {
+        /* the module's variable of that name (stores are to plain variables, one slot per name) */
+        uint32_t slot = strmap_get(&top->var_index, var->name, strlen(var->name));
+        for (uint32_t i = 0; i < top->ops.len && tf->val && slot != UINT32_MAX; i++) {
             const IrOp *t = &top->ops.items[i];
-            if (t->kind == IR_STORE && t->var != IR_NONE && !strcmp(top->vars.items[t->var].name, var->name) &&
-                tf->reached[i]) {
+            if (t->kind == IR_STORE && t->var == slot && tf->reached[i]) {
                 AVal r = tf->val[i];
                 r.flags |= VF_OUTER;
                 r.def = IR_NONE;
@@ -1031,6 +1093,11 @@ static void df_step(Interp *I, uint32_t op)
         AVal s = val_of(I, o->a);
         r = s;
         r.def = op;
+        if (df__plain_tuple_element(I, o->a, o->aux)) {
+            /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain */
+            r = aval(VK_UNKNOWN, G_NONE, op);
+            break;
+        }
         if (o->aux == IR_UNPACK_STAR) {
             r.kind = VK_CONTAINER;
             r.elem = grad_of_arg(&s);
@@ -1098,6 +1165,7 @@ static void df_step(Interp *I, uint32_t op)
     case IR_RETURN: {
         AVal v = o->a == IR_NONE ? aval(VK_NONE, G_NONE, op) : val_of(I, o->a);
         I->ff->ret = (I->ff->ret.flags & VF_UNSET) ? v : aval_join(&I->ff->ret, &v);
+        df__note_tuple_return(I, o->a);
         r = v;
         break;
     }
@@ -1317,6 +1385,111 @@ static void df__prescan_feedback_calls(Interp *I)
     }
 }
 
+/* Is var a parameter of the function (`model` in `def train(model, loader)`), or an attribute of
+ * self that is not one of the class's methods (`self.net`)? */
+static bool df__passed_in(const Interp *I, uint32_t var, const uint8_t *is_param)
+{
+    const IrFunc *f = I->f;
+    if (var >= I->nvars) return false;
+    if (is_param[var]) return true;
+    uint32_t base = f->vars.items[var].base;
+    if (base == IR_NONE || base >= I->nvars || !is_param[base] || f->cls == IR_NONE) return false;
+    const char *name = f->vars.items[var].name;
+    const char *dot = name ? strrchr(name, '.') : NULL;
+    return dot && df__class_method(I->m, f->cls, dot + 1) == IR_NONE;
+}
+
+/* In a function that calls backward(): the value it differentiates carries a graph, so a passed-in
+ * callable that it was computed from is a model (or a loss module): `outputs = model(**batch);
+ * accelerator.backward(outputs.loss)` with `model` a parameter. Follows the value back through
+ * stores, attributes, items, arithmetic, tensor methods and call arguments (bounded). */
+static void df__prescan_backward_sources(Interp *I)
+{
+    const IrFunc *f = I->f;
+    uint32_t n = f->ops.len;
+    uint8_t *seen = gl_calloc(n ? n : 1, 1);
+    uint8_t *unpacked = gl_calloc(n ? n : 1, 1); /* a call whose result was unpacked on the way */
+    uint8_t *is_param = gl_calloc(I->nvars ? I->nvars : 1, 1);
+    /* the stores of each variable, as one list per variable (start[v]..start[v+1] in stores) */
+    uint32_t *start = gl_calloc(I->nvars + 1, sizeof *start);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_STORE || o->var >= I->nvars || o->a == IR_NONE) continue;
+        if (f->ops.items[o->a].kind == IR_PARAM) is_param[o->var] = 1;
+        start[o->var + 1]++;
+    }
+    for (uint32_t v = 0; v < I->nvars; v++) start[v + 1] += start[v];
+    uint32_t *stores = gl_calloc(start[I->nvars] ? start[I->nvars] : 1, sizeof *stores);
+    uint32_t *fill = gl_calloc(I->nvars ? I->nvars : 1, sizeof *fill);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_STORE && o->var < I->nvars && o->a != IR_NONE) stores[start[o->var] + fill[o->var]++] = o->a;
+    }
+    gl_free(fill);
+    Array(uint32_t) work;
+    array_init(&work);
+#define DF_PUSH_WORK(x) do { if (work.len < 4096) array_push(&work, (x)); } while (0)
+    for (uint32_t i = 0; i < n; i++) {
+        if (!df_is_backward_call(f, i)) continue;
+        const IrOp *o = &f->ops.items[i];
+        uint32_t r = df_receiver(f, i);
+        if (o->nargs && !f->kw.items[o->args]) DF_PUSH_WORK(f->args.items[o->args]); /* x.backward(loss) */
+        else if (r != IR_NONE) DF_PUSH_WORK(r);                                          /* loss.backward() */
+    }
+    for (uint32_t visits = 0; work.len && visits < 512; visits++) {
+        uint32_t op = array_pop(&work);
+        if (op >= n || seen[op]) continue;
+        seen[op] = 1;
+        const IrOp *o = &f->ops.items[op];
+        switch ((IrOpKind)o->kind) {
+        case IR_LOAD:
+            if (o->var < I->nvars)
+                for (uint32_t k = start[o->var]; k < start[o->var + 1]; k++) DF_PUSH_WORK(stores[k]);
+            break;
+        case IR_UNPACK:
+            /* `loss, n_tokens, logs = criterion(...)`: which element carries the graph is unknown,
+             * so the callable is not taken for a model; its arguments still are followed */
+            if (o->a != IR_NONE) {
+                unpacked[o->a] = 1;
+                DF_PUSH_WORK(o->a);
+            }
+            break;
+        case IR_STORE: case IR_ATTR: case IR_ITEM: case IR_UNOP:
+            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
+            break;
+        case IR_BINOP: case IR_SELECT:
+            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
+            if (o->b != IR_NONE) DF_PUSH_WORK(o->b);
+            break;
+        case IR_BUILD:
+            for (uint32_t k = 0; k < o->nargs; k++) DF_PUSH_WORK(f->args.items[o->args + k]);
+            break;
+        case IR_CALL: {
+            if (o->a == IR_NONE) break;
+            const IrOp *callee = &f->ops.items[o->a];
+            uint32_t recv = df_receiver(f, op);
+            if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
+                df__passed_in(I, callee->var, is_param) && !unpacked[op])
+                I->module_vars[callee->var] = 1;
+            else if (recv != IR_NONE)
+                DF_PUSH_WORK(recv); /* a method of the value: out.sum(), scaler.scale(loss) */
+            for (uint32_t k = 0; k < o->nargs; k++)
+                if (!f->kw.items[o->args + k]) DF_PUSH_WORK(f->args.items[o->args + k]);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+#undef DF_PUSH_WORK
+    array_free(&work);
+    gl_free(stores);
+    gl_free(start);
+    gl_free(is_param);
+    gl_free(unpacked);
+    gl_free(seen);
+}
+
 static void df__prescan(Interp *I)
 {
     const IrFunc *f = I->f;
@@ -1338,7 +1511,10 @@ static void df__prescan(Interp *I)
     for (uint32_t v = 0; v < I->nvars; v++)
         if (I->backward_vars[v] & 1) I->backward_vars[v] = 1;
         else I->backward_vars[v] = 0;
-    if (trains) df__prescan_feedback_calls(I);
+    if (trains) {
+        df__prescan_feedback_calls(I);
+        df__prescan_backward_sources(I);
+    }
 }
 
 static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints, uint32_t nhints)
@@ -1633,6 +1809,7 @@ static void df__mark_module_classes(const IrModule *m)
 
 void df_analyse(const IrModule *m, Facts *out)
 {
+    pthread_once(&api_once, api__init); /* here, so the tables exist before any test counts allocations */
     out->m = m;
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
