@@ -33,6 +33,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.to.html
  * - https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to
  */
+#include <string.h>
 #include "engine/rule_ctx.h"
 
 static bool is_move(const char *m)
@@ -66,7 +67,13 @@ void rule_GL201(RuleCtx *c)
                                   "converted in place (only modules are)", call, rt);
             rule_hint(c, d, "Assign the result: `%s = %s`", rt, call);
             const IrOp *ro = &f->ops.items[recv];
-            if ((ro->kind == IR_LOAD || ro->kind == IR_ATTR) && o->span.row == o->span.end_row)
+            /* the call must end its statement's line (or come before `;` or a comment): tree-sitter
+             * accepts `y.to()dev`, which Python does not, and `y = y.to()dev` then no longer parses
+             * (found by fuzz_fix) */
+            uint32_t e = o->span.end;
+            while (e < c->m->len && (c->m->src[e] == ' ' || c->m->src[e] == '\t')) e++;
+            bool ends = e >= c->m->len || strchr("\r\n;#", c->m->src[e]);
+            if ((ro->kind == IR_LOAD || ro->kind == IR_ATTR) && o->span.row == o->span.end_row && ends)
                 rule_fix(c, d, FIX_SAFE, arena_printf(c->arena, "Assign the result to `%s`", rt), o->span.start,
                          o->span.start, arena_printf(c->arena, "%s = ", rt));
         }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every input a fuzzer ever crashed on (tests/fuzz/regress/<target>/), replayed through the real
 # binaries without clang: lint inputs through `gradleak check` (exit 0 or 1, never a signal or 2,
-# and no "bug in gradleak" on stderr), TOML inputs through toml_dump (exit 0 or 1), LSP sessions
+# and no "bug in gradleak" on stderr), fix inputs through `check --fix --unsafe-fixes` (the same), TOML inputs through toml_dump (exit 0 or 1), LSP sessions
 # through `gradleak lsp` on stdin (exit 0 or 1). The libFuzzer
 # targets themselves replay them too (tools/fuzz.sh). Prints `ok <id>` / `FAIL <id> <why>`.
 set -u
@@ -17,6 +17,21 @@ for f in tests/fuzz/regress/lint/*; do
     id=fuzz-regress/lint/${f##*/}
     cp "$f" "$T/input.py"
     timeout 60 "$GRADLEAK" check --no-cache --isolated "$T/input.py" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    if [ "$rc" -gt 1 ] || grep -q 'bug in gradleak' "$T/err"; then
+        echo "FAIL $id exit $rc: $(head -c 300 "$T/err")"
+        fails=$((fails + 1))
+    else
+        echo "ok $id"
+    fi
+done
+# fix inputs: --fix (and --unsafe-fixes) on a copy never reports a bug (a fix that breaks the syntax
+# is reverted with "this is a bug"), and exits 0 or 1
+for f in tests/fuzz/regress/fix/*; do
+    [ -f "$f" ] || continue
+    id=fuzz-regress/fix/${f##*/}
+    cp "$f" "$T/input.py"
+    timeout 60 "$GRADLEAK" check --no-cache --isolated --fix --unsafe-fixes "$T/input.py" >"$T/out" 2>"$T/err" </dev/null
     rc=$?
     if [ "$rc" -gt 1 ] || grep -q 'bug in gradleak' "$T/err"; then
         echo "FAIL $id exit $rc: $(head -c 300 "$T/err")"

@@ -1,0 +1,4 @@
+for x, y in loader:
+    x.cuda()
+    y.to()dev
+    x.half()
