@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "engine/rule_ctx.h"
 #include "engine/suppress.h"
+#include "front/cxx/cx.h"
 #include "front/py/py.h"
 
 typedef void (*RuleFn)(RuleCtx *);
@@ -199,6 +200,60 @@ static bool lang_skip_binary(const char *src, size_t len)
     return memchr(src, 0, n) != NULL && memchr(src, '\n', n) == NULL;
 }
 
+/* Hints and fixes are written the Python way; in C++ a 0-dim tensor's value is `.item<float>()`
+ * (`.item()` returns a c10::Scalar, which does not add to a float). */
+static const char *engine__cxx_text(Arena *a, const char *s)
+{
+    if (!s || !strstr(s, ".item()")) return s;
+    StrBuf b;
+    sb_init(&b);
+    for (const char *p = s; *p;) {
+        if (!strncmp(p, ".item()", 7)) sb_puts(&b, ".item<float>()"), p += 7;
+        else sb_putc(&b, *p++);
+    }
+    const char *r = arena_strndup(a, b.data, b.len);
+    sb_free(&b);
+    return r;
+}
+
+static void engine__cxx_spelling(Arena *a, DiagList *diags)
+{
+    for (uint32_t i = 0; i < diags->len; i++) {
+        Diag *d = &diags->items[i];
+        d->hint = engine__cxx_text(a, d->hint);
+        if (!d->fix) continue;
+        d->fix->message = engine__cxx_text(a, d->fix->message);
+        for (uint32_t k = 0; k < d->fix->n_edits; k++) d->fix->edits[k].text = engine__cxx_text(a, d->fix->edits[k].text);
+    }
+}
+
+SourceLang engine_lang_of(const char *path)
+{
+    static const char *const exts[] = {".cpp", ".cc", ".cxx", ".cu", ".c++", ".hpp", ".hh", ".hxx", ".cuh", ".h"};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < ARRAY_LEN(exts); i++) {
+        size_t e = strlen(exts[i]);
+        if (n > e && !strcmp(path + n - e, exts[i])) return LANG_CXX;
+    }
+    return LANG_PYTHON;
+}
+
+bool engine_cxx_available(const char **why) { return cx_available(why); }
+
+void engine_collect_comments(IrModule *m, SourceLang lang)
+{
+    if (lang == LANG_CXX) cx_collect_comments(m);
+    else py_lower(m, 0, NULL);
+}
+
+int engine_lower(IrModule *m, SourceLang lang, const LintOptions *o)
+{
+    if (lang == LANG_PYTHON) return py_lower(m, 0, NULL);
+    CxConfig cc = {o ? o->cxx_compdb : NULL};
+    CxResult cr;
+    return cx_lower(m, &cc, &cr);
+}
+
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out)
 {
@@ -211,9 +266,11 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
         out->notes = arena_printf(&out->arena, "skipped: %zu bytes is over the %u-byte limit (--max-file-size)", len, max);
         return 0;
     }
-    if (lang != LANG_PYTHON) {
+    const char *why = NULL;
+    if (lang == LANG_CXX && !cx_available(&why)) {
         out->skipped = true;
-        out->notes = "skipped: C++ linting is not available in this build";
+        out->cxx = CXX_UNAVAILABLE;
+        out->notes = arena_printf(&out->arena, "skipped: %s", why);
         return 0;
     }
     if (lang_skip_binary(src, len)) {
@@ -227,12 +284,34 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     m.path = path;
     m.src = src;
     m.len = len;
-    int rc = py_lower(&m, 10u * 1000 * 1000, NULL);
-    if (rc < 0) {
-        ir_module_free(&m);
-        out->skipped = true;
-        out->notes = rc == -2 ? "skipped: parsing took longer than the 10 s budget" : "skipped: the parser failed";
-        return 0;
+    if (lang == LANG_CXX) {
+        CxConfig cc = {o->cxx_compdb};
+        CxResult cr;
+        int rc = cx_lower(&m, &cc, &cr);
+        if (rc < 0) {
+            ir_module_free(&m);
+            out->skipped = true;
+            out->notes = rc == -1 ? "skipped: libclang could not be loaded" : "skipped: libclang failed to parse the file";
+            return 0;
+        }
+        out->cxx = cr.mode == CX_MODE_LIBTORCH ? CXX_LIBTORCH : CXX_STUB;
+        if (cr.n_errors || cr.truncated) {
+            /* broken or unresolvable code is not a tool failure: clang recovers, we lint its AST */
+            out->syntax_error = true;
+            out->notes = cr.n_errors
+                ? arena_printf(&out->arena, "%u clang error%s (first: %s; parsed against %s): linted as far as the AST allows",
+                               cr.n_errors, cr.n_errors == 1 ? "" : "s", cr.first_error ? cr.first_error : "?",
+                               cx_mode_name(cr.mode))
+                : "nesting deeper than the front end handles: the deepest expressions are not analysed";
+        }
+    } else {
+        int rc = py_lower(&m, 10u * 1000 * 1000, NULL);
+        if (rc < 0) {
+            ir_module_free(&m);
+            out->skipped = true;
+            out->notes = rc == -2 ? "skipped: parsing took longer than the 10 s budget" : "skipped: the parser failed";
+            return 0;
+        }
     }
     if (m.error_spans.len) {
         Span e = m.error_spans.items[0];
@@ -280,6 +359,7 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
         if (!in_error) out->diags.items[keep++] = *d;
     }
     out->diags.len = keep;
+    if (lang == LANG_CXX) engine__cxx_spelling(&out->arena, &out->diags);
     suppress_apply(&m, o, &out->arena, &out->diags);
     if (out->diags.len) qsort(out->diags.items, out->diags.len, sizeof(Diag), diag_cmp);
     df_facts_free(&fx);
