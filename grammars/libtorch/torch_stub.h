@@ -7,13 +7,19 @@
 #pragma once
 #pragma clang system_header
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <deque>
 #include <functional>
 #include <initializer_list>
+#include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 

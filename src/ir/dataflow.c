@@ -825,6 +825,10 @@ static void df_step(Interp *I, uint32_t op)
             r.ref = f->cls;
         } else if (o->qual && (strstr(o->qual, "Module") || !strcmp(o->qual, "torch.nn.Module"))) {
             r.kind = VK_MODULE;
+        } else if (o->qual && !strncmp(o->qual, "torch.optim.", 12) && !strstr(o->qual, "lr_scheduler")) {
+            r.kind = VK_OPTIM; /* a parameter typed as an optimizer (a C++ parameter's type) */
+        } else if (o->qual && strstr(o->qual, "DataLoader")) {
+            r.kind = VK_LOADER;
         } else {
             r.grad = G_MAY;
             if (o->qual && strstr(o->qual, "Tensor")) r.kind = VK_TENSOR;

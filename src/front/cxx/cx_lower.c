@@ -918,6 +918,10 @@ static void cx__exit(Lower *L, const Work *w)
         o->a = nv ? v[0] : IR_NONE;
         const char *name = cx__spelling(L, w->c);
         o->name = name[0] ? name : cx__member_name(L, w->span);
+        /* the IR speaks Python: a C++ container's push_back is an append */
+        if (!strcmp(o->name, "push_back") || !strcmp(o->name, "emplace_back") || !strcmp(o->name, "push_front") ||
+            !strcmp(o->name, "emplace_front"))
+            o->name = "append";
         if (o->a != IR_NONE) {
             const IrOp *base = &f->ops.items[o->a];
             if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE && !base->qual &&
