@@ -852,6 +852,8 @@ static void df_step(Interp *I, uint32_t op)
     case IR_LOAD: r = df_load(I, op); break;
     case IR_STORE:
         r = val_of(I, o->a);
+        /* a declared type (C++ `torch::Tensor x = ...`): a tensor even when the value's kind is unknown */
+        if (o->qual && !strcmp(o->qual, "torch.Tensor") && r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
         df_store(I, o->var, r);
         r = I->env[o->var];
         break;

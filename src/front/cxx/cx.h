@@ -18,8 +18,8 @@ typedef struct CxConfig {
 typedef struct CxResult {
     CxMode mode;
     bool from_compdb;       /* flags came from a compile_commands.json */
-    uint32_t n_errors;      /* clang errors in the main file (parse errors, unresolved names) */
-    const char *first_error;/* "3:5: expected ';'" (in the IrModule's arena), or NULL */
+    uint32_t n_errors;      /* clang errors (parse errors, unresolved names, headers not found) */
+    const char *first_error;/* "3:5: expected ';'" or "hdr.h:3:5: ..." (the first fatal one first), or NULL */
     bool truncated;         /* nesting deeper than CX_MAX_DEPTH was skipped */
     uint64_t parse_ns, lower_ns;
 } CxResult;

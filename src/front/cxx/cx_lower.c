@@ -1171,8 +1171,12 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
     uint16_t d = (uint16_t)(w->depth + 1);
     if (w->depth > CX_MAX_DEPTH) { L->truncated = true; return; }
     if (cx__is_expr(c)) {
+        /* only a call whose value is dropped is a call statement (`x = x.cuda();` is not) */
+        CXCursor top = cx__unwrap(L, c);
+        bool call = A->clang_getCursorKind(top) == CXCursor_CallExpr &&
+                    strncmp(cx__spelling(L, top), "operator", 8) != 0;
         sched(s, W_EXPR, c, sp, d);
-        sched_act(s, A_EXPR_STMT, c, sp, 0, 0);
+        sched_act(s, A_EXPR_STMT, c, sp, call, 0);
         return;
     }
     uint32_t first = cx__children(L, c);
@@ -1655,7 +1659,7 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
     case A_EXPR_STMT: {
         uint32_t v = pop_val(L);
         if (v == IR_NONE) break;
-        if (f->ops.items[v].kind == IR_CALL) f->ops.items[v].flags |= IR_F_STMT;
+        if (f->ops.items[v].kind == IR_CALL && w->aux) f->ops.items[v].flags |= IR_F_STMT;
         op_at(L, emit(L, IR_EXPR, w->span))->a = v;
         break;
     }
@@ -1782,6 +1786,8 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
         op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
         op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
         op_at(L, op)->flags |= (uint8_t)w->aux;
+        /* the declared type: a tensor whatever the analysis makes of the initializer */
+        if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_TENSOR) op_at(L, op)->qual = "torch.Tensor";
         break;
     }
     case A_SET_ATTR: {
@@ -2060,16 +2066,22 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     uint64_t t1 = now_ns();
     /* errors in this file (unknown names from headers that were not found, syntax errors) */
     unsigned nd = A->clang_getNumDiagnostics(tu);
+    bool fatal_seen = false;
     for (unsigned i = 0; i < nd; i++) {
         CXDiagnostic dg = A->clang_getDiagnostic(tu, i);
         enum CXDiagnosticSeverity sev = A->clang_getDiagnosticSeverity(dg);
         CXSourceLocation loc = A->clang_getDiagnosticLocation(dg);
-        if (sev >= CXDiagnostic_Error && A->clang_Location_isFromMainFile(loc)) {
-            if (!res->first_error) {
+        /* errors in headers count too: a header that fails (a missing CUDA header) costs the AST
+         * of this file whole statements */
+        if (sev >= CXDiagnostic_Error) {
+            if (!res->first_error || (sev == CXDiagnostic_Fatal && !fatal_seen)) {
                 unsigned line, col;
-                A->clang_getFileLocation(loc, NULL, &line, &col, NULL);
+                CXFile df;
+                A->clang_getFileLocation(loc, &df, &line, &col, NULL);
                 const char *msg = cx__str(&L, A->clang_getDiagnosticSpelling(dg));
-                res->first_error = arena_printf(L.arena, "%u:%u: %s", line, col, msg);
+                const char *where = A->clang_Location_isFromMainFile(loc) ? "" : cx__str(&L, A->clang_getFileName(df));
+                res->first_error = arena_printf(L.arena, "%s%s%u:%u: %s", where, where[0] ? ":" : "", line, col, msg);
+                fatal_seen = sev == CXDiagnostic_Fatal;
             }
             res->n_errors++;
         }
