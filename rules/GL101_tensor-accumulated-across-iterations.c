@@ -129,9 +129,9 @@ void rule_GL101(RuleCtx *c)
             bool zero = (add->flags & VF_ZERO_DIM) != 0;
             const char *fixed = arena_printf(c->arena, "%s.%s()", addtext, zero ? "item" : "detach");
             rule_hint(c, d, "Use '%s'%s", fixed, zero ? " (or '.detach()')" : "");
-            rule_trace(c, d, "accumulator %s: %s, created at op %%%u, carried by loop %u\naddend %s: %s, graph from op %%%u\nat the back edge: %s",
-                       accname, df_grad_name(acc->grad), acc->def, loop, addtext, df_grad_name(add->grad), add->src,
-                       df_grad_name(g));
+            rule_trace_value(c, d, f, "accumulator", accop, acc);
+            rule_trace_value(c, d, f, "added value", addop, add);
+            if (back) rule_trace_value(c, d, f, arena_printf(c->arena, "'%s' at the end of an iteration", accname), IR_NONE, back);
             const IrOp *ao = &f->ops.items[addop];
             if (ao->span.row == ao->span.end_row && strlen(addtext) < 60) {
                 /* safe when the accumulator starts as a number and is never used as a tensor */

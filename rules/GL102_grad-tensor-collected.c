@@ -67,6 +67,9 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     if (v->src != IR_NONE && v->src < f->ops.len)
         rule_related(c, d, f->ops.items[v->src].span, "the graph comes from '%s'", rule_text(c, f, v->src));
     rule_related(c, d, l->span, "'%s' lives across this %s loop", name, df_loop_kind_name(l->kind));
+    rule_trace_value(c, d, f, "collected value", val_op, v);
+    rule_trace_value(c, d, f, "container", cont_op, cont);
+    if (back) rule_trace_value(c, d, f, arena_printf(c->arena, "'%s' at the end of an iteration", name), IR_NONE, back);
     rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar), or run the loop under torch.no_grad()", vt);
     const IrOp *vo = &f->ops.items[val_op];
     if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
@@ -109,6 +112,7 @@ static void plain_store(RuleCtx *c, const IrFunc *f, uint32_t i)
     d->growth = GROWTH_HOST;
     d->loop_line = rule_line(l->span);
     rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
+    rule_trace_value(c, d, f, "stored value", valop, v);
     rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar)", vt);
     if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
         rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Store '%s.detach()'", vt), vo->span.start, vo->span.end,

@@ -32,13 +32,18 @@
  * ```
  *
  * ## Fix safety
- * No automatic fix: LSTM states are tuples, and where the truncation should happen is a modelling
- * choice.
+ * The fix detaches the state where it is fed back: `model(x, hidden)` becomes
+ * `model(x, hidden.detach())` (each element for a tuple written in the call, `(h, c)`; a
+ * `tuple(...)`/`.detach()` choice at run time when the state's type is not known). It is unsafe:
+ * it truncates backpropagation through time at every step, which changes the gradients whenever
+ * the code meant to backpropagate across steps, and where the truncation belongs is a modelling
+ * choice. State kept in `self.` attributes by `forward` gets no fix.
  *
  * ## References
  * - https://github.com/pytorch/examples/blob/main/word_language_model/main.py (repackage_hidden)
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html
  */
+#include "base/strbuf.h"
 #include "engine/rule_ctx.h"
 
 /* Does loop l reset the state of the model held in var (a reset method, a store to an attribute)? */
@@ -86,7 +91,53 @@ static void class_state(RuleCtx *c, const IrFunc *f, uint32_t i)
     d->loop_line = rule_line(l->span);
     if (cls->forward != IR_NONE) rule_related(c, d, c->m->funcs.items[cls->forward]->span, "forward() stores self.%s", attr);
     rule_related(c, d, l->span, "the training loop");
+    rule_trace(c, d, "%s.forward stores self.%s and reads it on the next call (carried across calls); the loop at "
+               "line %u calls backward() and does not reset it", cls->name, attr, rule_line(l->span));
+    rule_trace_value(c, d, f, "model", o->a, cv);
     rule_hint(c, d, "Detach the state at the start of forward(), or reset it every step (an init_hidden() method)");
+}
+
+/* The detached form of the fed-back argument a: `h.detach()`, `(h.detach(), c.detach())` for a
+ * tuple written in the call, or a run-time choice when the state may be a tuple. NULL when a is
+ * not a plain name or a tuple of names. */
+static const char *detached(RuleCtx *c, const IrFunc *f, uint32_t a)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrOp *o = &f->ops.items[a];
+    if (o->span.row != o->span.end_row) return NULL;
+    if (o->kind == IR_LOAD) {
+        const char *n = rule_text(c, f, a);
+        if (ff->val[a].kind == VK_TENSOR) return arena_printf(c->arena, "%s.detach()", n);
+        return arena_printf(c->arena, "(tuple(s.detach() for s in %s) if isinstance(%s, tuple) else %s.detach())", n, n, n);
+    }
+    if (o->kind != IR_BUILD || o->aux != BUILD_TUPLE || o->nargs == 0) return NULL;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_putc(&sb, '(');
+    for (uint32_t k = 0; k < o->nargs; k++) {
+        uint32_t e = f->args.items[o->args + k];
+        if (f->ops.items[e].kind != IR_LOAD) {
+            sb_free(&sb);
+            return NULL;
+        }
+        sb_printf(&sb, "%s%s.detach()", k ? ", " : "", rule_text(c, f, e));
+    }
+    sb_puts(&sb, o->nargs == 1 ? ",)" : ")");
+    const char *t = arena_strdup(c->arena, sb.data);
+    sb_free(&sb);
+    return t;
+}
+
+static void detach_fix(RuleCtx *c, const IrFunc *f, uint32_t a, Diag *d)
+{
+    const char *t = detached(c, f, a);
+    if (!t) return;
+    const Span *s = &f->ops.items[a].span;
+    /* a tuple argument's span may leave out its parentheses: replace exactly what the source has */
+    bool paren = c->m->src[s->start] == '(' && c->m->src[s->end - 1] == ')';
+    if (f->ops.items[a].kind == IR_BUILD && !paren) t = arena_strndup(c->arena, t + 1, strlen(t) - 2);
+    rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Detach '%s' where it is fed back", rule_text(c, f, a)), s->start,
+             s->end, t);
 }
 
 void rule_GL103(RuleCtx *c)
@@ -103,7 +154,10 @@ void rule_GL103(RuleCtx *c)
             for (uint32_t k = 0; k < o->nargs; k++) {
                 uint32_t a = f->args.items[o->args + k];
                 const AVal *v = &ff->val[a];
-                if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) || GL_MAX(v->grad, v->elem) < G_POST)
+                /* a state passed through an imported helper gradleak was not given (repackage_hidden
+                 * in utils.py, when train.py is linted alone) is most likely detached there */
+                if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) ||
+                    (v->flags & VF_OPAQUE) || GL_MAX(v->grad, v->elem) < G_POST)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
                 if (l->kind != LOOP_STEP || !l->has_backward) continue;
@@ -116,8 +170,14 @@ void rule_GL103(RuleCtx *c)
                 d->growth = GROWTH_DEVICE;
                 d->loop_line = rule_line(l->span);
                 rule_related(c, d, l->span, "the training loop that carries '%s'", name);
+                rule_trace_value(c, d, f, "fed-back input", a, v);
+                uint32_t var = f->ops.items[a].var;
+                if (var != IR_NONE && ff->backedge[v->carried])
+                    rule_trace_value(c, d, f, arena_printf(c->arena, "'%s' at the end of a step", f->vars.items[var].name),
+                                     IR_NONE, &ff->backedge[v->carried][var]);
                 rule_hint(c, d, "Detach it at the start of each step: `%s = %s.detach()` (or repackage_hidden() for tuples)",
                           name, name);
+                detach_fix(c, f, a, d);
                 break;
             }
         }

@@ -27,14 +27,45 @@
  * ```
  *
  * ## Fix safety
- * No automatic fix: wrapping the loop in `torch.no_grad()` is wrong if its outputs reach a
- * backward.
+ * The fix wraps the loop in `with torch.no_grad():` and indents it one level (the block's own
+ * indentation step; lines inside string literals are left alone). It is safe when nothing the
+ * loop computes can reach a backward: the function calls no `backward()`/`autograd.grad`, is not
+ * a generator, returns nothing that carries a graph, and the loop stores nothing into attributes.
+ * Otherwise it is unsafe: under `no_grad` the outputs no longer require grad, and a later
+ * backward through them (REINFORCE over sampled sequences, a loss on generated text) fails or
+ * silently trains nothing. No fix is offered when the file has no `torch` name to write.
  *
  * ## References
  * - https://pytorch.org/docs/stable/generated/torch.no_grad.html
  * - https://pytorch.org/docs/stable/generated/torch.inference_mode.html
  */
 #include "engine/rule_ctx.h"
+
+/* Can anything the loop computes reach a backward? (see Fix safety) */
+static bool may_reach_backward(RuleCtx *c, const IrFunc *f, const IrLoop *l)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    if (GL_MAX(ff->ret.grad, ff->ret.elem) >= G_POST) return true;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_YIELD || df_is_backward_call(f, i)) return true;
+        if (i > l->op && i < l->end && o->kind == IR_SET_ATTR) return true;
+    }
+    return false;
+}
+
+static void wrap_fix(RuleCtx *c, const IrFunc *f, uint32_t loop, Diag *d)
+{
+    const IrLoop *l = &f->loops.items[loop];
+    const char *torch = rule_torch_name(c);
+    if (!torch || l->end == IR_NONE || l->end >= f->ops.len) return;
+    Edit *edits;
+    uint32_t n;
+    const char *with = arena_printf(c->arena, "with %s.no_grad()", torch);
+    if (!rule_fix_wrap(c, l->span.start, f->ops.items[l->end].span.end, with, &edits, &n)) return;
+    rule_fix_edits(c, d, may_reach_backward(c, f, l) ? FIX_UNSAFE : FIX_SAFE,
+                   arena_printf(c->arena, "Wrap the loop at line %u in `%s:`", rule_line(l->span), with), edits, n);
+}
 
 void rule_GL104(RuleCtx *c)
 {
@@ -60,8 +91,13 @@ void rule_GL104(RuleCtx *c)
                 d->growth = GROWTH_DEVICE;
                 d->loop_line = rule_line(l->span);
                 rule_related(c, d, l->span, "this loop never calls backward()");
+                rule_trace_value(c, d, f, "fed-back input", a, v);
+                rule_trace(c, d, "the call at line %u runs with grad enabled; the loop at line %u has no backward() "
+                           "and no optimizer step, and feeds the model's output back into it",
+                           o->span.row + 1, rule_line(l->span));
                 rule_hint(c, d, "Run the loop under `with torch.no_grad():` (or decorate the function with "
                                 "`@torch.no_grad()`)");
+                wrap_fix(c, f, v->carried, d);
                 break;
             }
         }

@@ -29,7 +29,11 @@
  * ```
  *
  * ## Fix safety
- * No automatic fix: code elsewhere may rely on the retained graph.
+ * The fix removes `retain_graph=True`. It is unsafe: the graph may be shared with a value computed
+ * before the loop (each iteration's backward then needs it) or backpropagated again after the
+ * loop, and when the loop carries state into the next step, dropping `retain_graph` alone makes
+ * the second step raise "Trying to backward through the graph a second time" until the state is
+ * detached (GL103's fix).
  *
  * ## References
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html
@@ -66,12 +70,15 @@ void rule_GL105(RuleCtx *c)
             if (later) continue;
             /* does the loop carry a model output into the next step? */
             bool carried = false;
+            uint32_t carried_op = IR_NONE;
             for (uint32_t j = l->op + 1; j < l->end && !carried; j++) {
                 if (!df_is_module_call(c->fx, f, j)) continue;
                 const IrOp *call = &f->ops.items[j];
-                for (uint32_t k = 0; k < call->nargs; k++) {
-                    const AVal *v = &ff->val[f->args.items[call->args + k]];
-                    if (v->carried == step && (v->flags & VF_MODEL_OUT) && GL_MAX(v->grad, v->elem) >= G_POST) carried = true;
+                for (uint32_t k = 0; k < call->nargs && !carried; k++) {
+                    uint32_t a = f->args.items[call->args + k];
+                    const AVal *v = &ff->val[a];
+                    if (v->carried == step && (v->flags & VF_MODEL_OUT) && GL_MAX(v->grad, v->elem) >= G_POST)
+                        carried = true, carried_op = a;
                 }
             }
             Diag *d = rule_report(c, f->ops.items[i].span, carried ? SEV_ERROR : SEV_WARNING,
@@ -84,8 +91,15 @@ void rule_GL105(RuleCtx *c)
             d->growth = carried ? GROWTH_DEVICE : GROWTH_NONE;
             d->loop_line = rule_line(l->span);
             rule_related(c, d, l->span, "the training loop");
+            rule_trace(c, d, "retain_graph=True is the last backward() of an iteration of the step loop at line %u",
+                       rule_line(l->span));
+            if (carried_op != IR_NONE) rule_trace_value(c, d, f, "carried input", carried_op, &ff->val[carried_op]);
+            else rule_trace(c, d, "no model input is carried from one step into the next");
             rule_hint(c, d, carried ? "Detach the carried state each step and drop retain_graph=True"
                                     : "Drop retain_graph=True");
+            uint32_t rs, re;
+            if (rule_kwarg_removal(c, f, i, df_kwarg(f, i, "retain_graph"), &rs, &re))
+                rule_fix(c, d, FIX_UNSAFE, "Remove `retain_graph=True`", rs, re, "");
         }
     }
 }

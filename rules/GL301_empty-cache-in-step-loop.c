@@ -29,7 +29,10 @@
  * ```
  *
  * ## Fix safety
- * No automatic fix: where the call should go (if anywhere) depends on why it was added.
+ * The fix deletes the call (or puts `pass` in its place when it is the only statement of its
+ * block). It is unsafe: the memory it released was visible to other processes on the same GPU
+ * (and to `nvidia-smi`), and code may rely on that; move the call after the loop by hand if it is
+ * needed once.
  *
  * ## References
  * - https://pytorch.org/docs/stable/notes/cuda.html#memory-management

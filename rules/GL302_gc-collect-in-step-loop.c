@@ -26,7 +26,10 @@
  * ```
  *
  * ## Fix safety
- * No automatic fix.
+ * The fix deletes the call (or puts `pass` in its place when it is the only statement of its
+ * block). It is unsafe: objects in reference cycles (tensors among them) are then freed only when
+ * Python's own collector runs, later than before; move the call after the loop by hand if it is
+ * needed once.
  *
  * ## References
  * - https://docs.python.org/3/library/gc.html#gc.collect

@@ -9,9 +9,18 @@ struct ArenaChunk {
     _Alignas(16) unsigned char data[];
 };
 
-#define ARENA_MIN_CHUNK (64 * 1024)
+#define ARENA_MIN_CHUNK (4 * 1024) /* small: every linted file keeps one arena (its findings) until the output */
 
 void arena_init(Arena *a) { a->head = NULL, a->used_total = 0; }
+
+void arena_init_sized(Arena *a, size_t first)
+{
+    arena_init(a);
+    first = (first + 15) & ~(size_t)15;
+    ArenaChunk *c = gl_malloc(sizeof(ArenaChunk) + first);
+    c->size = first, c->used = 0, c->next = NULL;
+    a->head = c;
+}
 
 void *arena_alloc(Arena *a, size_t n)
 {
@@ -20,6 +29,7 @@ void *arena_alloc(Arena *a, size_t n)
     if (!c || c->size - c->used < n) {
         size_t size = ARENA_MIN_CHUNK;
         if (c && c->size < 16 * 1024 * 1024) size = c->size * 2; /* geometric, capped */
+        if (c && size < 256) size = 256; /* after a tiny first chunk (arena_init_sized) */
         if (size < n) size = n;
         c = gl_malloc(sizeof(ArenaChunk) + size);
         c->size = size, c->used = 0, c->next = a->head;

@@ -35,6 +35,7 @@ static bool walk__lintable(const char *name)
 
 void walk_ignore_load(WalkIgnore *ig, const char *root)
 {
+    memset(ig, 0, sizeof *ig);
     array_init(&ig->patterns);
     char path[4096];
     snprintf(path, sizeof path, "%s/.gitignore", root);
@@ -80,6 +81,7 @@ int walk_paths(const char *const *paths, int n, const WalkIgnore *ig, WalkList *
             errors++;
             continue;
         }
+        if (ig->skip && ig->skip(ig->skip_ctx, paths[i], S_ISDIR(st.st_mode), true)) continue;
         if (S_ISDIR(st.st_mode)) {
             array_push(&stack, gl_strdup(paths[i]));
         } else {
@@ -108,12 +110,14 @@ int walk_paths(const char *const *paths, int n, const WalkIgnore *ig, WalkList *
                 if (lstat(p.data, &es) != 0 && !is_link) { sb_free(&p); continue; }
                 if (is_link) stat(p.data, &es);
                 if (S_ISDIR(es.st_mode)) {
-                    if (is_link || walk__skip_dir(e->d_name) || walk__ignored(ig, p.data, e->d_name)) {
+                    if (is_link || walk__skip_dir(e->d_name) || walk__ignored(ig, p.data, e->d_name) ||
+                        (ig->skip && ig->skip(ig->skip_ctx, p.data, true, false))) {
                         sb_free(&p);
                         continue;
                     }
                     array_push(&stack, sb_take(&p));
-                } else if (S_ISREG(es.st_mode) && walk__lintable(e->d_name) && !walk__ignored(ig, p.data, e->d_name)) {
+                } else if (S_ISREG(es.st_mode) && walk__lintable(e->d_name) && !walk__ignored(ig, p.data, e->d_name) &&
+                           !(ig->skip && ig->skip(ig->skip_ctx, p.data, false, false))) {
                     WalkFile wf = {sb_take(&p), false};
                     array_push(out, wf);
                 } else {

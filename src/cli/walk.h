@@ -12,6 +12,11 @@ typedef struct WalkFile {
 typedef Array(WalkFile) WalkList;
 typedef struct WalkIgnore {
     Array(char *) patterns;
+    /* Optional: answers true for a path to leave out (the configuration's exclude). Called for
+     * every directory and lintable file found by the walk, and for paths named on the command line
+     * (explicit_path: the caller decides, e.g. only with --force-exclude). */
+    bool (*skip)(void *ctx, const char *path, bool is_dir, bool explicit_path);
+    void *skip_ctx;
 } WalkIgnore;
 
 typedef void (*WalkErrFn)(void *ctx, const char *path, const char *why);

@@ -2,7 +2,9 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include "base/crash.h"
 #include "base/strbuf.h"
+#include "base/strmap.h"
 #include "engine/engine.h"
 #include "engine/rule_ctx.h"
 #include "engine/suppress.h"
@@ -59,6 +61,28 @@ void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...)
     va_end(ap);
 }
 
+void rule_trace_value(RuleCtx *c, Diag *d, const IrFunc *f, const char *role, uint32_t op, const AVal *v)
+{
+    if (!c->opts->trace) return;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "%s", role);
+    if (op < f->ops.len) sb_printf(&sb, " '%s' (line %u)", rule_text(c, f, op), f->ops.items[op].span.row + 1);
+    sb_printf(&sb, ": %s, %s", df_kind_name(v->kind), df_grad_name(v->grad));
+    if (v->kind == VK_CONTAINER) sb_printf(&sb, ", items %s", df_grad_name(v->elem));
+    if (v->src != IR_NONE && v->src < f->ops.len)
+        sb_printf(&sb, "; graph from '%s' (line %u)", rule_text(c, f, v->src), f->ops.items[v->src].span.row + 1);
+    if (v->carried == CARRIED_CALLS) sb_puts(&sb, "; kept in an attribute from one call to the next");
+    else if (v->carried != IR_NONE && v->carried < f->loops.len)
+        sb_printf(&sb, "; carried around the loop at line %u", f->loops.items[v->carried].span.row + 1);
+    if (v->flags & VF_MODEL_OUT) sb_puts(&sb, "; model output");
+    if (v->flags & VF_ZERO_DIM) sb_puts(&sb, "; 0-dim");
+    if (v->flags & VF_OUTER) sb_puts(&sb, "; lives outside this call");
+    if (v->flags & VF_OPAQUE) sb_puts(&sb, "; returned by an imported function gradleak was not given");
+    rule_trace(c, d, "%s", sb.data);
+    sb_free(&sb);
+}
+
 void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...)
 {
     if (!c->opts->trace) return;
@@ -113,6 +137,10 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
                                 t->call, f->qualname, t->why_func);
             }
             rule_hint(c, d, "%s", t->hint);
+            uint32_t rs, re;
+            const char *text;
+            if ((o->flags & IR_F_STMT) && rule_stmt_removal(c, o->span, &rs, &re, &text))
+                rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Remove `%s`", t->call), rs, re, text);
         }
     }
 }
@@ -254,13 +282,117 @@ int engine_lower(IrModule *m, SourceLang lang, const LintOptions *o)
     return cx_lower(m, &cc, &cr);
 }
 
+/* What other files linted with this one need from it (its functions' summaries), and what it needs
+ * from them (the imported names it calls). */
+static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult *out)
+{
+    out->exports = ARENA_NEW_N(&out->arena, ExportedFunc, m->funcs.len ? m->funcs.len : 1);
+    for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
+        ExportedFunc *e = &out->exports[out->n_exports];
+        if (!df_export_summary(fx, fi, &e->summary)) continue;
+        e->name = arena_strdup(&out->arena, m->funcs.items[fi]->name);
+        out->n_exports++;
+    }
+    StrMap seen;
+    strmap_init(&seen);
+    Array(ImportedCall) calls;
+    array_init(&calls);
+    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        const FuncFacts *ff = &fx->funcs[fi];
+        for (uint32_t op = 0; op < f->ops.len; op++) {
+            const IrOp *o = &f->ops.items[op];
+            if (o->kind != IR_CALL || o->a == IR_NONE || !ff->reached[op]) continue;
+            const char *q = f->ops.items[o->a].qual;
+            if (!q || !strncmp(q, "torch.", 6)) continue;
+            uint32_t k = strmap_get(&seen, q, strlen(q));
+            if (k == UINT32_MAX) {
+                ImportedCall ic = {arena_strdup(&out->arena, q), false, false};
+                strmap_put(&seen, q, strlen(q), k = calls.len);
+                array_push(&calls, ic);
+            }
+            for (uint32_t i = 0; i < o->nargs; i++) {
+                if (f->kw.items[o->args + i]) continue;
+                const AVal *a = &ff->val[f->args.items[o->args + i]];
+                if (GL_MAX(a->grad, a->elem) >= G_POST) calls.items[k].graph_arg = true;
+                if (a->kind == VK_MODULE || (a->flags & VF_MAYBE_MODULE)) calls.items[k].module_arg = true;
+            }
+        }
+    }
+    out->calls = ARENA_NEW_N(&out->arena, ImportedCall, calls.len ? calls.len : 1);
+    if (calls.len) memcpy(out->calls, calls.items, sizeof(ImportedCall) * calls.len);
+    out->n_calls = calls.len;
+    array_free(&calls);
+    strmap_free(&seen);
+}
+
+struct LintDoc {
+    PyTree *tree; /* NULL until a successful parse, and after a reset */
+};
+
+LintDoc *lint_doc_new(void) { return gl_calloc(1, sizeof(LintDoc)); }
+
+void lint_doc_free(LintDoc *d)
+{
+    if (!d) return;
+    py_tree_free(d->tree);
+    gl_free(d);
+}
+
+void lint_doc_edit(LintDoc *d, const char *old_src, size_t old_len, uint32_t start, uint32_t old_end,
+                   const char *text, size_t text_len)
+{
+    py_tree_edit(d->tree, old_src, old_len, start, old_end, text, text_len);
+}
+
+void lint_doc_reset(LintDoc *d)
+{
+    py_tree_free(d->tree);
+    d->tree = NULL;
+}
+
+static int engine__lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                        LintResult *out, PyTree **tree);
+
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out)
+{
+    return engine__lint(path, src, len, lang, o, out, NULL);
+}
+
+int engine_lint_doc(LintDoc *d, const char *path, const char *src, size_t len, SourceLang lang,
+                    const LintOptions *o, LintResult *out)
+{
+    return engine__lint(path, src, len, lang, o, out, &d->tree);
+}
+
+static int engine__lint_file(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                             LintResult *out, PyTree **tree);
+
+/* The crash handler names the file, stage and rule this thread is on (src/base/crash.h). */
+static int engine__lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                        LintResult *out, PyTree **tree)
+{
+    gl_ctx_file(path);
+    int rc = engine__lint_file(path, src, len, lang, o, out, tree);
+    gl_ctx_file(NULL);
+    return rc;
+}
+
+/* tree: NULL for a one-shot lint; otherwise the document's kept tree, reused and replaced. */
+static int engine__lint_file(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                             LintResult *out, PyTree **tree)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->arena);
     array_init(&out->diags);
     uint32_t max = o->max_bytes ? o->max_bytes : 8u << 20;
+    bool lintable = len <= max && lang == LANG_PYTHON && !lang_skip_binary(src, len);
+    if (tree && !lintable) {
+        /* the kept tree no longer matches any parse we make: drop it */
+        py_tree_free(*tree);
+        *tree = NULL;
+    }
     if (len > max) {
         out->skipped = true;
         out->notes = arena_printf(&out->arena, "skipped: %zu bytes is over the %u-byte limit (--max-file-size)", len, max);
@@ -278,20 +410,27 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
         out->notes = "skipped: looks like a binary file (NUL bytes, no newline)";
         return 0;
     }
+    /* the syntax, IR and facts die with this call; what outlives it (findings, summaries) is in
+     * out->arena: a project's results stay small while the whole project is linted */
+    Arena scratch;
+    arena_init(&scratch);
     IrModule m;
     memset(&m, 0, sizeof m);
-    m.arena = &out->arena;
+    m.arena = &scratch;
     m.path = path;
     m.src = src;
     m.len = len;
+    gl_ctx_stage("parse");
+    uint64_t budget_ms = o->parse_timeout_ms ? o->parse_timeout_ms : ENGINE_PARSE_TIMEOUT_MS;
     if (lang == LANG_CXX) {
         CxConfig cc = {o->cxx_compdb};
         CxResult cr;
-        int rc = cx_lower(&m, &cc, &cr);
-        if (rc < 0) {
+        int crc = cx_lower(&m, &cc, &cr);
+        if (crc < 0) {
             ir_module_free(&m);
+            arena_free(&scratch);
             out->skipped = true;
-            out->notes = rc == -1 ? "skipped: libclang could not be loaded" : "skipped: libclang failed to parse the file";
+            out->notes = crc == -1 ? "skipped: libclang could not be loaded" : "skipped: libclang failed to parse the file";
             return 0;
         }
         out->cxx = cr.mode == CX_MODE_LIBTORCH ? CXX_LIBTORCH : CXX_STUB;
@@ -305,11 +444,17 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
                 : "nesting deeper than the front end handles: the deepest expressions are not analysed";
         }
     } else {
-        int rc = py_lower(&m, 10u * 1000 * 1000, NULL);
+        int rc = tree ? py_lower_reuse(&m, tree, budget_ms * 1000, NULL) : py_lower(&m, budget_ms * 1000, NULL);
         if (rc < 0) {
             ir_module_free(&m);
+            arena_free(&scratch);
             out->skipped = true;
-            out->notes = rc == -2 ? "skipped: parsing took longer than the 10 s budget" : "skipped: the parser failed";
+            out->notes = rc == PY_ERR_TIMEOUT
+                             ? arena_printf(&out->arena, "skipped: parsing took longer than the %.1f s budget (--parse-timeout)",
+                                            (double)budget_ms / 1000.0)
+                         : rc == PY_ERR_TREE_LIMIT ? "skipped: a syntax error too large for the parser (over 65,535 "
+                                                     "tokens in one broken region); fix the syntax to lint this file"
+                                                   : "skipped: the parser failed";
             return 0;
         }
     }
@@ -318,22 +463,30 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
         for (uint32_t k = 1; k < m.error_spans.len; k++)
             if (m.error_spans.items[k].start < e.start) e = m.error_spans.items[k];
         out->syntax_error = true;
+        out->n_syntax_errors = m.error_spans.len;
         out->notes = arena_printf(&out->arena, "syntax error at %u:%u: linted around it", e.row + 1, e.col + 1);
     }
     Facts fx;
     memset(&fx, 0, sizeof fx);
+    fx.ext = o->ext;
+    fx.ext_ctx = o->ext_ctx;
+    gl_ctx_stage("dataflow");
     df_analyse(&m, &fx);
+    engine__project_facts(&m, &fx, out);
+    gl_ctx_stage("rules");
     RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0};
     for (int i = 0; i < RULE_COUNT; i++) {
         if (!o->rules.on[i] || i == RULE_GL901) continue;
         c.rule = (RuleId)i;
         uint32_t before = out->diags.len;
+        gl_ctx_rule(rule_info((RuleId)i)->code);
+        gl_crash_test_hook(src, len);
         rule_fns[i](&c);
+        gl_ctx_rule(NULL);
         if (!o->trace) continue;
         for (uint32_t k = before; k < out->diags.len; k++) {
             Diag *d = &out->diags.items[k];
-            if (d->trace) continue;
-            /* the loop kinds around the finding: what made the loop a step/feedback loop */
+            /* the loop kind behind the finding: what made the loop a step/feedback loop */
             for (uint32_t fi = 0; fi < m.funcs.len; fi++) {
                 const IrFunc *f = m.funcs.items[fi];
                 for (uint32_t li = 0; li < f->loops.len; li++) {
@@ -360,10 +513,17 @@ int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, 
     }
     out->diags.len = keep;
     if (lang == LANG_CXX) engine__cxx_spelling(&out->arena, &out->diags);
+    gl_ctx_stage("suppressions");
     suppress_apply(&m, o, &out->arena, &out->diags);
+    if (m.comments.len) {
+        out->comments = ARENA_NEW_N(&out->arena, Span, m.comments.len);
+        memcpy(out->comments, m.comments.items, sizeof(Span) * m.comments.len);
+        out->n_comments = m.comments.len;
+    }
     if (out->diags.len) qsort(out->diags.items, out->diags.len, sizeof(Diag), diag_cmp);
     df_facts_free(&fx);
     ir_module_free(&m);
+    arena_free(&scratch);
     return 0;
 }
 

@@ -6,6 +6,9 @@
 #include "base/diag.h"
 #include "engine/rules.h"
 #include "ir/ir.h"
+#include "ir/dataflow.h"
+
+#define ENGINE_PARSE_TIMEOUT_MS 10000u
 
 typedef enum SourceLang { LANG_PYTHON, LANG_CXX } SourceLang;
 
@@ -14,19 +17,43 @@ typedef struct LintOptions {
     bool trace;          /* attach dataflow traces to findings */
     uint32_t max_bytes;  /* files larger than this are skipped with a note (0 = default 8 MiB) */
     const char *cxx_compdb; /* C++: folder of compile_commands.json (-p); NULL = search upward */
+    uint32_t parse_timeout_ms; /* a parse that takes longer is abandoned with a note (0 = ENGINE_PARSE_TIMEOUT_MS) */
+    ExternLookup ext;    /* optional: summaries of functions in the other files linted together */
+    void *ext_ctx;
 } LintOptions;
 
 /* How a C++ file was parsed (LintResult.cxx). */
 typedef enum CxxParse { CXX_NONE, CXX_LIBTORCH, CXX_STUB, CXX_UNAVAILABLE } CxxParse;
+
+/* An imported name the file calls ("utils.f"), with what its call sites pass: a summary can change
+ * their results only in some cases (a sanitizer matters where a graph is passed in). */
+typedef struct ImportedCall {
+    const char *qual;
+    bool graph_arg;  /* some call passes a value with a graph (live or post-backward) */
+    bool module_arg; /* some call passes a module */
+} ImportedCall;
+
+/* A top-level function's summary, for the files that import it (see engine/project.h). */
+typedef struct ExportedFunc {
+    const char *name;
+    ExternSummary summary;
+} ExportedFunc;
 
 /* Everything one file's lint produced. Owns its memory: free with lint_result_free. */
 typedef struct LintResult {
     Arena arena;          /* diagnostics, messages, fixes live here */
     DiagList diags;       /* sorted by position, suppressions applied */
     const char *notes;    /* tool notes about this file ("syntax error at 3:5: linted around it"), or NULL */
+    Span *comments;       /* every comment of the file, in source order (for editors adding a noqa) */
+    uint32_t n_comments;
     bool syntax_error;
     bool skipped;         /* too large / binary / no libclang */
     uint8_t cxx;          /* CxxParse: for C++ files, which headers the file was parsed against */
+    uint32_t n_syntax_errors; /* ERROR/MISSING regions (fix_file reverts a fix that adds one) */
+    ExportedFunc *exports; /* summaries of the file's top-level functions */
+    uint32_t n_exports;
+    ImportedCall *calls;  /* the imported callables the file calls, each name once */
+    uint32_t n_calls;
 } LintResult;
 
 void lint_options_default(LintOptions *o); /* every rule on */
@@ -44,5 +71,19 @@ void engine_collect_comments(IrModule *m, SourceLang lang);
 /* Parses and lowers one file into m (for `debug ir`). Returns 0, or negative when the front end
  * failed or (C++) libclang is missing. o may be NULL. */
 int engine_lower(IrModule *m, SourceLang lang, const LintOptions *o);
+
+/* One document linted again after each edit (the LSP): it keeps the syntax tree, so a re-lint
+ * parses incrementally. Not thread-safe; one per document. */
+typedef struct LintDoc LintDoc;
+LintDoc *lint_doc_new(void);
+void lint_doc_free(LintDoc *d);
+/* Bytes [start, old_end) of old_src (the text before this edit) become text[0..text_len). Call once
+ * per edit, in order, between lints. */
+void lint_doc_edit(LintDoc *d, const char *old_src, size_t old_len, uint32_t start, uint32_t old_end,
+                   const char *text, size_t text_len);
+void lint_doc_reset(LintDoc *d); /* the whole text was replaced: the next lint parses from scratch */
+/* engine_lint for the document's current text src[0..len) (the text the recorded edits lead to). */
+int engine_lint_doc(LintDoc *d, const char *path, const char *src, size_t len, SourceLang lang,
+                    const LintOptions *o, LintResult *out);
 
 #endif

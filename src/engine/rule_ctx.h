@@ -22,8 +22,34 @@ Diag *rule_report(RuleCtx *c, Span span, Severity sev, const char *fmt, ...) __a
 void rule_related(RuleCtx *c, Diag *d, Span span, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A --trace line with the dataflow facts of value v (the value of op in f), in the user's words:
+ * "<role> 'text' (line N): tensor, graph-live; graph from 'model(x)' (line M); carried around
+ * the loop at line L; model output". */
+void rule_trace_value(RuleCtx *c, Diag *d, const IrFunc *f, const char *role, uint32_t op, const AVal *v);
 /* A one-edit fix. */
 void rule_fix(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, uint32_t start, uint32_t end, const char *text);
+/* A fix of several edits (sorted by start, non-overlapping); edits and their texts are copied. */
+void rule_fix_edits(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, const Edit *edits, uint32_t n);
+/* Offset of the first byte of the line holding off (after a BOM on the first line). */
+uint32_t rule_line_start(RuleCtx *c, uint32_t off);
+/* The line ending of the line holding off ("\r\n", "\n" or "\r"; the first line's for a last line
+ * without one): inserted lines use the file's own. */
+const char *rule_eol(RuleCtx *c, uint32_t off);
+/* Edits that wrap the statements on the lines of [start, end) in a block `header:` (e.g.
+ * "with torch.no_grad()"): a header line at the first statement's indentation, then every line one
+ * level deeper (the block's own step, else 4 spaces, or a tab where the file indents with tabs).
+ * Lines inside string literals and whitespace-only lines are left as they are. false (no edits)
+ * when start is not the first code on its line or the lines cannot be re-indented exactly. */
+bool rule_fix_wrap(RuleCtx *c, uint32_t start, uint32_t end, const char *header, Edit **edits, uint32_t *n);
+/* The bytes [*start, *end) that remove keyword argument `kw=value` from call (with its comma), where
+ * value is the op of the argument's value; false when the source does not have that plain shape. */
+bool rule_kwarg_removal(RuleCtx *c, const IrFunc *f, uint32_t call, uint32_t value, uint32_t *start, uint32_t *end);
+/* How to delete the statement at stmt: its whole line (with its trailing comment), or `pass` in
+ * its place when it is its block's only statement. false when the line holds another statement. */
+bool rule_stmt_removal(RuleCtx *c, Span stmt, uint32_t *start, uint32_t *end, const char **text);
+/* The name the file binds to the torch module (`torch`, or the alias of `import torch as t`), or
+ * NULL when it never uses one: fixes that write `torch.` need it. */
+const char *rule_torch_name(RuleCtx *c);
 /* Source text of an op's span (first line only). */
 const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op);
 /* Whether op runs once per training step: inside a step loop, inside a loop of a Module method
@@ -38,7 +64,8 @@ typedef struct PerStepText {
     const char *why_func; /* appended to "... is called from a training loop" ("" for none) */
     const char *hint;
 } PerStepText;
-/* Reports every call of the function named qual that runs once per training step. */
+/* Reports every call of the function named qual that runs once per training step, with an unsafe
+ * fix that removes the call when it is a statement of its own. */
 void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText *t);
 /* Loop header line, 1-based. */
 uint32_t rule_line(Span s);

@@ -107,6 +107,14 @@ const char *df_grad_name(uint8_t g)
     return g < ARRAY_LEN(names) ? names[g] : "?";
 }
 
+const char *df_kind_name(uint8_t kind)
+{
+    static const char *const names[] = {"unknown", "tensor", "scalar", "module", "optimizer", "container",
+                                        "loader", "function", "class", "context", "module-ref", "object",
+                                        "range", "none"};
+    return kind < ARRAY_LEN(names) ? names[kind] : "?";
+}
+
 bool df_mode_off(uint8_t mode)
 {
     return mode == GRAD_NO_GRAD || mode == GRAD_INFERENCE || mode == GRAD_MAYBE_OFF;
@@ -131,7 +139,8 @@ static AVal aval_unset(void)
 static bool aval_eq(const AVal *a, const AVal *b)
 {
     return a->kind == b->kind && a->grad == b->grad && a->elem == b->elem && a->flags == b->flags &&
-           a->def == b->def && a->carried == b->carried && a->ref == b->ref && a->pmask == b->pmask;
+           a->def == b->def && a->carried == b->carried && a->ref == b->ref && a->pmask == b->pmask &&
+           a->cmask == b->cmask;
 }
 
 static AVal aval_join(const AVal *a, const AVal *b)
@@ -145,6 +154,7 @@ static AVal aval_join(const AVal *a, const AVal *b)
     r.flags = (uint16_t)((a->flags | b->flags) & ~VF_UNSET);
     if (!(a->flags & b->flags & VF_ZERO_DIM)) r.flags &= (uint16_t)~VF_ZERO_DIM;
     r.pmask = a->pmask | b->pmask;
+    r.cmask = a->cmask | b->cmask;
     if (b->grad > a->grad) r.src = b->src;
     if (a->def != b->def) r.def = GL_MIN(a->def, b->def);
     if (r.carried == IR_NONE) r.carried = b->carried;
@@ -179,6 +189,7 @@ typedef struct Interp {
     bool dead;
     Array(Region) regions;
     uint8_t *backward_vars; /* variables .backward() is called on somewhere: they carry a graph */
+    uint8_t *has_attrs;     /* variables that are the base of attribute pseudo-vars (self, x in x.a) */
     uint8_t *module_vars;   /* variables with module-only methods called on them */
     int depth;
 } Interp;
@@ -326,17 +337,17 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
     return r;
 }
 
-static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args, uint32_t nargs)
+/* The value of a call whose callee returns `ret` (a summary: grad G_MAY with pmask means "derived
+ * from these parameters"), given the positional arguments. */
+static AVal df__apply_summary(Interp *I, uint32_t op, const AVal *ret, const AVal *args, uint32_t nargs)
 {
-    FuncFacts *callee = &I->fx->funcs[fi];
-    if (!callee->analysed && !callee->in_progress && I->depth < DF_MAX_CALL_DEPTH)
-        df_analyse_func(I->fx, fi, I->depth + 1, args, nargs);
-    if (!callee->analysed) return aval(VK_UNKNOWN, G_MAY, op);
-    AVal r = callee->ret;
+    AVal r = *ret;
     r.def = op;
     r.carried = IR_NONE;
-    if (r.grad == G_MAY && r.pmask) {
-        /* the result is derived from the parameters: pass the arguments' state through */
+    bool via_grad = r.grad == G_MAY, via_elem = r.kind == VK_CONTAINER && r.elem == G_MAY;
+    if (r.pmask && (via_grad || via_elem)) {
+        /* the result (or what it holds: `return h, c`) is derived from the parameters: pass the
+         * arguments' state through */
         uint8_t g = G_NONE;
         for (uint32_t i = 0; i < nargs && i < 16; i++)
             if (r.pmask & (1u << i)) {
@@ -344,15 +355,56 @@ static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args
                 r.flags |= args[i].flags & (VF_MODEL_OUT | VF_ZERO_DIM);
                 if (args[i].carried != IR_NONE) r.carried = args[i].carried;
             }
-        r.grad = g;
-        if (r.kind == VK_CONTAINER) r.elem = g;
+        if (via_grad) r.grad = g;
+        if (via_elem || (via_grad && r.kind == VK_CONTAINER)) r.elem = g;
+    }
+    /* the callee calls a parameter the caller passes a module for: a model output */
+    for (uint32_t i = 0; i < nargs && i < 8; i++) {
+        if (!(ret->cmask & (1u << i)) || !(args[i].kind == VK_MODULE || (args[i].flags & VF_MAYBE_MODULE)) ||
+            (args[i].flags & VF_LOSSMOD))
+            continue;
+        if (r.kind == VK_CONTAINER) r.elem = G_LIVE;
+        else r.grad = G_LIVE;
+        r.src = op;
+        r.flags |= VF_MODEL_OUT;
     }
     r.pmask = 0;
+    r.cmask = 0;
     for (uint32_t i = 0; i < nargs && i < 16; i++)
-        if (callee->ret.pmask & (1u << i)) r.pmask |= args[i].pmask;
+        if (ret->pmask & (1u << i)) r.pmask |= args[i].pmask;
+    for (uint32_t i = 0; i < nargs && i < 8; i++)
+        if (ret->cmask & (1u << i)) r.cmask |= args[i].pmask & 0xff;
     if (r.grad == G_LIVE && r.src == IR_NONE) r.src = op;
-    if (df_mode_off(OP(I, op)->mode)) r.grad = G_NONE, r.elem = G_NONE;
+    if (df_mode_off(OP(I, op)->mode)) r.grad = G_NONE, r.elem = G_NONE, r.cmask = 0;
     return r;
+}
+
+static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args, uint32_t nargs)
+{
+    FuncFacts *callee = &I->fx->funcs[fi];
+    if (!callee->analysed && !callee->in_progress && I->depth < DF_MAX_CALL_DEPTH)
+        df_analyse_func(I->fx, fi, I->depth + 1, args, nargs);
+    if (!callee->analysed) return aval(VK_UNKNOWN, G_MAY, op);
+    return df__apply_summary(I, op, &callee->ret, args, nargs);
+}
+
+/* A function of another file linted with this one, when an import names it. */
+static bool df__call_extern(Interp *I, uint32_t op, const char *qual, const AVal *args, uint32_t nargs,
+                            AVal *out)
+{
+    const ExternSummary *s = I->fx->ext && qual ? I->fx->ext(I->fx->ext_ctx, qual) : NULL;
+    if (!s) return false;
+    AVal ret = aval(s->kind, s->grad, op);
+    ret.elem = s->elem;
+    ret.flags = s->flags;
+    ret.pmask = s->pmask;
+    ret.cmask = s->cmask;
+    AVal pos[16];
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < nargs && np < 16; i++)
+        if (!I->f->kw.items[OP(I, op)->args + i]) pos[np++] = args[i];
+    *out = df__apply_summary(I, op, &ret, pos, np);
+    return true;
 }
 
 static AVal df_call(Interp *I, uint32_t op)
@@ -369,6 +421,7 @@ static AVal df_call(Interp *I, uint32_t op)
     uint16_t arg_flags = 0;
     uint32_t arg_src = IR_NONE, arg_carried = IR_NONE;
     uint16_t pmask = 0;
+    uint8_t cmask = 0;
     for (uint32_t i = 0; i < nargs; i++) {
         args[i] = val_of(I, f->args.items[o->args + i]);
         const char *kw = f->kw.items[o->args + i];
@@ -377,6 +430,7 @@ static AVal df_call(Interp *I, uint32_t op)
         if (g > max_arg) max_arg = g, arg_src = args[i].src;
         arg_flags |= args[i].flags;
         pmask |= args[i].pmask;
+        cmask |= args[i].cmask;
         if (args[i].carried != IR_NONE) arg_carried = args[i].carried;
     }
     AVal r = aval(VK_UNKNOWN, G_NONE, op);
@@ -390,6 +444,7 @@ static AVal df_call(Interp *I, uint32_t op)
             if (!f->kw.items[o->args + i]) pos[np++] = args[i];
         return df__call_local(I, op, cv.ref, pos, np);
     }
+    if (cv.kind == VK_MODREF && callee && df__call_extern(I, op, callee->qual, args, nargs, &r)) return r;
     if (cv.kind == VK_CLASS) {
         r.kind = df__class_is_module(I->m, cv.ref) ? VK_MODULE : VK_OBJECT;
         r.ref = cv.ref;
@@ -450,6 +505,7 @@ static AVal df_call(Interp *I, uint32_t op)
         r.flags = arg_flags & (VF_MODEL_OUT | VF_BATCH);
         r.carried = arg_carried;
         r.pmask = pmask;
+        r.cmask = off ? 0 : cmask;
         if (fe == EFF_PIECES) r.elem = r.grad, r.flags |= VF_PIECES;
         if (fe == EFF_LOSS && !df__no_reduction(f, op)) r.flags |= VF_ZERO_DIM;
         if (fe == EFF_REDUCE && o->nargs <= 1 && df_kwarg(f, op, "dim") == IR_NONE) r.flags |= VF_ZERO_DIM;
@@ -664,8 +720,9 @@ static AVal df_call(Interp *I, uint32_t op)
             r.flags &= (uint16_t)~VF_ZERO_DIM;
         }
         r.pmask = recv.pmask | pmask;
+        r.cmask = recv.cmask | cmask;
         if (r.carried == IR_NONE) r.carried = arg_carried;
-        if (off) r.grad = G_NONE;
+        if (off) r.grad = G_NONE, r.cmask = 0;
         return r;
     }
 
@@ -682,8 +739,10 @@ static AVal df_call(Interp *I, uint32_t op)
     r.src = arg_src;
     r.flags = arg_flags & (VF_MODEL_OUT | VF_BATCH);
     r.pmask = pmask;
+    r.cmask = (uint8_t)(cmask | (cv.pmask & 0xff)); /* calling a parameter: a model, if a module is passed */
+    if (cv.kind == VK_MODREF) r.flags |= VF_OPAQUE;
     r.carried = arg_carried;
-    if (off) r.grad = G_NONE;
+    if (off) r.grad = G_NONE, r.cmask = 0;
     return r;
 }
 
@@ -802,8 +861,9 @@ static void df_store(Interp *I, uint32_t var, AVal v)
     if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) v.flags |= VF_MAYBE_MODULE;
     I->env[var] = v;
     /* assigning the base invalidates what we knew of its attributes */
-    for (uint32_t i = 0; i < I->nvars; i++)
-        if (I->f->vars.items[i].base == var) I->env[i] = aval_unset();
+    if (I->has_attrs[var])
+        for (uint32_t i = 0; i < I->nvars; i++)
+            if (I->f->vars.items[i].base == var) I->env[i] = aval_unset();
 }
 
 static void df_step(Interp *I, uint32_t op)
@@ -908,6 +968,7 @@ static void df_step(Interp *I, uint32_t op)
         if (a0 && b0 && ((a.flags | b.flags) & VF_ZERO_DIM)) r.flags |= VF_ZERO_DIM;
         r.carried = a.carried != IR_NONE ? a.carried : b.carried;
         r.pmask = a.pmask | b.pmask;
+        r.cmask = a.cmask | b.cmask;
         break;
     }
     case IR_UNOP: {
@@ -925,9 +986,10 @@ static void df_step(Interp *I, uint32_t op)
             AVal e = val_of(I, I->f->args.items[o->args + i]);
             uint8_t g = grad_of_arg(&e);
             if (g > r.elem) r.elem = g, r.src = e.src;
-            r.flags |= e.flags & (VF_MODEL_OUT | VF_BATCH);
+            r.flags |= e.flags & (VF_MODEL_OUT | VF_BATCH | VF_OPAQUE);
             if (e.carried != IR_NONE) r.carried = e.carried;
             r.pmask |= e.pmask;
+            r.cmask |= e.cmask;
         }
         if (off) r.elem = G_NONE;
         break;
@@ -1011,6 +1073,7 @@ static void df_step(Interp *I, uint32_t op)
         AVal c = aval(VK_CONTAINER, G_NONE, op);
         c.elem = grad_of_arg(&v);
         c.pmask = v.pmask;
+        c.cmask = v.cmask;
         I->ff->ret = (I->ff->ret.flags & VF_UNSET) ? c : aval_join(&I->ff->ret, &c);
         break;
     }
@@ -1223,6 +1286,9 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     ff->ret = aval_unset();
     I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    I.has_attrs = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    for (uint32_t i = 0; i < I.nvars; i++)
+        if (f->vars.items[i].base != IR_NONE && f->vars.items[i].base < I.nvars) I.has_attrs[f->vars.items[i].base] = 1;
     df__prescan(&I);
 
     /* a budget against pathological inputs: every op is interpreted at most this many times */
@@ -1369,7 +1435,8 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             /* a callee that changes every iteration (for layer in self.layers: x = layer(x)) is a
              * stack of layers or heads, not one model called again */
             const AVal *callee = &ff->val[o->a];
-            bool invariant = callee->def == IR_NONE || !ir_loop_contains(f, li, callee->def) || callee->carried == li;
+            bool invariant = callee->def == IR_NONE || !ir_loop_contains(f, li, callee->def) || callee->carried == li ||
+                             callee->kind == VK_MODREF || callee->kind == VK_FUNC;
             if (df_is_module_call(fx, f, op) && invariant) {
                 l->has_model_call = 1;
                 for (uint32_t k = 0; k < o->nargs; k++) {
@@ -1474,6 +1541,25 @@ void df_analyse(const IrModule *m, Facts *out)
             }
         }
     }
+}
+
+bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
+{
+    const IrModule *m = fx->m;
+    if (fi >= m->funcs.len) return false;
+    const IrFunc *f = m->funcs.items[fi];
+    const FuncFacts *ff = &fx->funcs[fi];
+    if (f->cls != IR_NONE || f->is_lambda || f->parent != 0 || !ff->analysed) return false;
+    if (ff->ret.flags & VF_UNSET) return false; /* never returns */
+    out->kind = ff->ret.kind;
+    out->grad = ff->ret.grad;
+    out->elem = ff->ret.elem;
+    /* not VF_MAYBE_MODULE: a guess from how one function uses a name does not travel well */
+    out->flags = ff->ret.flags & (VF_ZERO_DIM | VF_MODEL_OUT | VF_LOSSMOD | VF_NOREDUCE);
+    out->pmask = ff->ret.pmask;
+    out->cmask = ff->ret.cmask;
+    out->nparams = (uint8_t)GL_MIN(f->nparams, 255);
+    return true;
 }
 
 void df_facts_free(Facts *f)

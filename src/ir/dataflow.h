@@ -32,6 +32,7 @@ typedef enum GradState {
 #define VF_ENUM 0x800       /* enumerate(x): items are (index, item of x) pairs */
 #define VF_PAIR 0x1000      /* an (index, item) pair from enumerate */
 #define VF_MODLIST 0x2000   /* modules(), named_modules(), children(): items are modules */
+#define VF_OPAQUE 0x4000    /* returned by an imported function gradleak cannot see (nor was given) */
 
 #define CARRIED_CALLS (IR_NONE - 1) /* carried across calls of a method (self.hidden in forward) */
 
@@ -39,7 +40,8 @@ typedef struct AVal {
     uint8_t kind;   /* ValKind */
     uint8_t grad;   /* GradState of the value itself */
     uint8_t elem;   /* GradState of what a container holds */
-    uint8_t pad;
+    uint8_t cmask;  /* bit i: the result of calling parameter i (0-7): a model output when the caller
+                     * passes a module (function summaries) */
     uint16_t flags; /* VF_* */
     uint16_t pmask; /* bit i: derived from parameter i (function summaries) */
     uint32_t def;   /* op that created it; a LOOP op for a loop-header phi */
@@ -65,14 +67,32 @@ typedef struct ClassFacts {
     Array(const char *) carried_attrs; /* self.<attr> that forward() feeds back call to call */
 } ClassFacts;
 
+/* What a function does to grad, detached from its file: the summary one file exports and the files
+ * that import the function use (cross-file summaries). Same meaning as FuncFacts.ret. */
+typedef struct ExternSummary {
+    uint8_t kind, grad, elem, nparams;
+    uint16_t flags, pmask;
+    uint8_t cmask;
+} ExternSummary;
+
+/* Finds the summary of an imported function by the dotted name the call resolved to ("utils.f";
+ * ".utils.f" keeps the dots of a relative import). NULL when nothing is known. */
+typedef const ExternSummary *(*ExternLookup)(void *ctx, const char *qual);
+
 typedef struct Facts {
     const IrModule *m;
     FuncFacts *funcs;
     ClassFacts *classes;
+    ExternLookup ext; /* optional: summaries of functions in other files */
+    void *ext_ctx;
 } Facts;
 
-/* Runs the whole analysis over m. Memory lives in m->arena. */
+/* Runs the whole analysis over m. Memory lives in m->arena. out->ext and out->ext_ctx are read
+ * (set them, or zero them, before the call); the other fields are written. */
 void df_analyse(const IrModule *m, Facts *out);
+/* The summary of top-level function fi, for other files; false for methods, nested functions and
+ * functions whose analysis did not finish. */
+bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out);
 void df_facts_free(Facts *f);
 
 /* Queries for the rules. */
@@ -90,5 +110,6 @@ bool df_mode_off(uint8_t mode);
 uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool growth_only);
 const char *df_loop_kind_name(uint8_t kind);
 const char *df_grad_name(uint8_t g);
+const char *df_kind_name(uint8_t kind);
 
 #endif

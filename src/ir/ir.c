@@ -27,6 +27,7 @@ void ir_module_free(IrModule *m)
         IrFunc *f = m->funcs.items[i];
         array_free(&f->ops), array_free(&f->args), array_free(&f->kw);
         array_free(&f->vars), array_free(&f->loops), array_free(&f->decorators);
+        strmap_free(&f->var_index);
     }
     for (uint32_t i = 0; i < m->classes.len; i++) {
         IrClass *c = m->classes.items[i];
@@ -36,16 +37,15 @@ void ir_module_free(IrModule *m)
     array_free(&m->comments);
 }
 
-/* Variable lookup is linear: functions have tens of variables, and the lowering caches the last
- * hit. A function with thousands of names costs O(n^2) here; see py_lower.c for the cap. */
+/* Variable lookup is hashed: generated files put tens of thousands of names in one scope (a linear
+ * search made a 4 MiB file of small functions take minutes; tests/badinput bad-2.1). */
 uint32_t ir_func_var(IrFunc *f, Arena *arena, const char *name, size_t len)
 {
-    for (uint32_t i = f->vars.len; i-- > 0;) {
-        const IrVar *v = &f->vars.items[i];
-        if (v->base == IR_NONE && strlen(v->name) == len && memcmp(v->name, name, len) == 0) return i;
-    }
+    uint32_t i = strmap_get(&f->var_index, name, len);
+    if (i != UINT32_MAX) return i;
     IrVar v = {arena_strndup(arena, name, len), IR_NONE, 0, 0};
     array_push(&f->vars, v);
+    strmap_put(&f->var_index, v.name, len, f->vars.len - 1);
     return f->vars.len - 1;
 }
 

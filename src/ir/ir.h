@@ -13,6 +13,7 @@
 #include "base/arena.h"
 #include "base/array.h"
 #include "base/diag.h"
+#include "base/strmap.h"
 
 #define IR_NONE UINT32_MAX
 
@@ -105,6 +106,7 @@ struct IrFunc {
     Array(uint32_t) args;  /* operand lists of CALL/BUILD */
     Array(const char *) kw;/* parallel to args: keyword name or NULL */
     Array(IrVar) vars;
+    StrMap var_index;      /* plain variable name -> vars index (ir_func_var; attribute pseudo-vars are not in it) */
     Array(IrLoop) loops;
     Array(const char *) decorators; /* resolved dotted names */
 };

@@ -32,6 +32,9 @@ typedef struct OutOptions {
     bool unsafe_fixes;   /* unsafe fixes count as applicable (--unsafe-fixes) in the fix summary */
     uint32_t fixed;      /* findings already fixed by --fix this run: "Found 3 errors (2 fixed, 1 remaining)." */
     const char *srcroot; /* SARIF %SRCROOT% (absolute or relative to the cwd); NULL = the cwd */
+    /* SARIF only, may be NULL: sarif_props[file][diag] is a JSON object (or NULL) whose members are
+     * added to that result's properties (validate's evidence). */
+    const char *const *const *sarif_props;
 } OutOptions;
 
 /* Writes every finding of files[0..n_files) in the given format. Files come sorted by path and

@@ -229,7 +229,8 @@ static const char *sarif__severity_class(const Diag *d)
     return "no-growth";
 }
 
-static json_t *sarif__result(const OutFile *f, const Diag *d, json_t *artifact, uint64_t hash, uint32_t occurrence)
+static json_t *sarif__result(const OutFile *f, const Diag *d, json_t *artifact, uint64_t hash, uint32_t occurrence,
+                             const char *extra_props)
 {
     const RuleInfo *ri = out_rule(d->rule);
     json_t *res = json_object();
@@ -259,11 +260,17 @@ static json_t *sarif__result(const OutFile *f, const Diag *d, json_t *artifact, 
     json_object_set_new(props, "severityClass", json_string(sarif__severity_class(d)));
     if (d->loop_line) json_object_set_new(props, "loopLine", json_integer(d->loop_line));
     if (d->hint) json_object_set_new(props, "hint", sarif__str(d->hint));
+    if (extra_props) {
+        json_error_t err;
+        json_t *extra = json_loads(extra_props, 0, &err);
+        if (json_is_object(extra)) json_object_update(props, extra);
+        json_decref(extra);
+    }
     json_object_set_new(res, "properties", props);
     return res;
 }
 
-static void sarif__file_results(json_t *results, const OutFile *f, const char *root_abs)
+static void sarif__file_results(json_t *results, const OutFile *f, const char *root_abs, const char *const *props)
 {
     json_t *artifact = sarif__artifact(root_abs, f->path);
     uint64_t *seen = gl_malloc(sizeof *seen * (f->n_diags ? f->n_diags : 1));
@@ -273,7 +280,8 @@ static void sarif__file_results(json_t *results, const OutFile *f, const char *r
         uint32_t occurrence = 1;
         for (uint32_t k = 0; k < j; k++) occurrence += seen[k] == h;
         seen[j] = h;
-        json_array_append_new(results, sarif__result(f, d, artifact, h, occurrence));
+        json_array_append_new(results, sarif__result(f, d, artifact, h, occurrence,
+                                                     props ? props[j] : NULL));
     }
     gl_free(seen);
     json_decref(artifact);
@@ -298,7 +306,8 @@ int out_sarif_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions
     json_object_set_new(tool, "driver", driver);
 
     json_t *results = json_array();
-    for (uint32_t i = 0; i < n; i++) sarif__file_results(results, &files[i], root.data);
+    for (uint32_t i = 0; i < n; i++)
+        sarif__file_results(results, &files[i], root.data, o->sarif_props ? o->sarif_props[i] : NULL);
 
     sb_puts(&uri, "file://");
     sarif__uri_encode(&uri, root.data);

@@ -288,13 +288,17 @@ static void text__put_oneline(FILE *fp, const char *s)
     for (; s && *s; s++) fputc(*s == '\n' || *s == '\r' ? ' ' : *s, fp);
 }
 
-static void text__header(FILE *fp, const TextStyle *st, const OutFile *f, const Diag *d)
+/* `path:line:col: CODE [*] message`: ruff's [*] marks a finding that --fix (or --fix with
+ * --unsafe-fixes, when that is given) would fix. */
+static void text__header(FILE *fp, const TextStyle *st, const OutFile *f, const Diag *d, const OutOptions *o)
 {
     OutPos p = out_span_start(f, &d->span);
     fputs(st->bold, fp);
     text__put_oneline(fp, f->path);
     fprintf(fp, "%s:%u:%u: %s%s%s ", st->reset, p.row, p.col, text__sev_style(st, d->severity),
             out_rule(d->rule)->code, st->reset);
+    if (o->show_fix_hints && d->fix && (d->fix->safety == FIX_SAFE || o->unsafe_fixes))
+        fprintf(fp, "%s[*]%s ", st->help, st->reset);
     text__put_oneline(fp, d->message);
     fputc('\n', fp);
 }
@@ -333,7 +337,7 @@ int out_text_write(FILE *fp, bool concise, const OutFile *files, uint32_t n, con
         const OutFile *f = &files[i];
         for (uint32_t j = 0; j < f->n_diags; j++) {
             const Diag *d = &f->diags[j];
-            text__header(fp, st, f, d);
+            text__header(fp, st, f, d, o);
             if (concise) continue;
             text__frame(fp, st, f, d);
             const char *help = d->hint ? d->hint : d->fix ? d->fix->message : NULL;

@@ -282,7 +282,7 @@ case_noqa_row() {
 }
 case_gl901_message() {
     gl check --output-format concise nq_extra.py
-    [[ $OUT == *"GL901 Unused \`noqa\` directive (GL302 suppresses nothing on this line)"* ]] ||
+    [[ $OUT == *"GL901 [*] Unused \`noqa\` directive (GL302 suppresses nothing on this line)"* ]] ||
         { fail "$1" "GL901 names the unused code: $(why)"; return; }
     ok "$1"
 }
@@ -631,6 +631,42 @@ case_trace() {
     [[ $RC = 1 && $OUT == *GL301* ]] || { fail "$1" "$(why)"; return; }
     ok "$1"
 }
+# --trace gives, for each growth rule, the facts of the value behind the finding in the user's
+# words: where its graph comes from and the loop that carries it
+case_trace_facts() {
+    local root=$OLDPWD rule file want
+    for rule_file_want in \
+        "GL101|GL101/pos_ema_loss.py|added value '0.02 \* rec' \(line 27\): tensor, post-backward; graph from 'recon_crit" \
+        "GL102|GL102/pos_collect_outputs_eval.py|container 'vectors' \(line 20\): container, no-grad, items graph-live; carried around the loop at line 19" \
+        "GL103|GL103/pos_bare_detach_discarded.py|fed-back input 'hidden' \(line 24\): tensor, post-backward; graph from 'mrnn\(roll, hidden\)' \(line 24\); carried around the loop at line 22" \
+        "GL104|GL104/pos_diffusion_sampling.py|fed-back input 'img' \(line 24\): tensor, graph-live; graph from 'unet\(img, t_batch\)'" \
+        "GL105|GL105/pos_after_autograd_grad.py|no model input is carried from one step into the next"; do
+        IFS='|' read -r rule file want <<<"$rule_file_want"
+        gl check --trace --no-color --select "$rule" "$root/fixtures/rules/$file"
+        [[ $RC = 1 ]] && grep -qE -- "= trace: $want" <<<"$OUT" || { fail "$1" "$rule: no trace /$want/: $(why)"; return; }
+        grep -qE -- "= trace: loop at line [0-9]+ in .*: kind" <<<"$OUT" || { fail "$1" "$rule: no loop-kind trace: $(why)"; return; }
+    done
+    gl check --no-color "$root/fixtures/rules/GL104/pos_diffusion_sampling.py"
+    [[ $OUT != *"= trace:"* ]] || { fail "$1" "trace lines without --trace"; return; }
+    ok "$1"
+}
+# Files linted together share function summaries: the helper's file makes the call a graph
+# source; linted alone, the caller is clean (the helper is unknown)
+case_project_summaries() {
+    local root=$OLDPWD d
+    d=$root/fixtures/rules/GL101/project_loss_helper
+    gl check --no-color --output-format concise "$d/pos_train.py"
+    [[ $RC = 0 ]] || { fail "$1" "alone: $(why)"; return; }
+    gl check --no-color --output-format concise "$d/pos_train.py" "$d/losses.py"
+    [[ $RC = 1 && $OUT == *"pos_train.py:21:13: GL101"* ]] || { fail "$1" "together: $(why)"; return; }
+    gl check --no-color --output-format concise -j 1 "$d"
+    local one=$OUT
+    gl check --no-color --output-format concise -j 3 "$d"
+    [[ $OUT == "$one" ]] || { fail "$1" "-j 1 and -j 3 differ: $(why)"; return; }
+    gl debug summaries "$d/losses.py"
+    [[ $OUT == *"lm_loss -> tensor, may-grad"*"calls parameter 1"* ]] || { fail "$1" "summary: $(why)"; return; }
+    ok "$1"
+}
 case_no_color_env() {
     NO_COLOR=1 gl check hazard.py
     [[ $OUT != *$'\e['* ]] || { fail "$1" "NO_COLOR output has escape codes"; return; }
@@ -726,6 +762,8 @@ cli-8.6|case_help_options_accepted
 cli-8.7|case_max_file_size
 cli-8.8|case_trace
 cli-8.9|case_no_color_env
+cli-8.10|case_trace_facts
+cli-8.11|case_project_summaries
 cli-9.1|case_nested_class_module
 EOF
 )

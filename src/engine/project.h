@@ -1,0 +1,30 @@
+/* Linting files together: function summaries across files, where an import names them.
+ *
+ * Every file is linted once on its own; that lint also exports the summaries of its top-level
+ * functions and lists the imported names it calls. The project then resolves each such name to a
+ * file of the set, as Python would find it ("utils.f" -> a utils.py whose directory is closest to
+ * the caller; ".utils.f" -> utils.py next to the caller), and the files whose calls reach another
+ * file's functions are linted again, with those summaries. A summary can change when its file is
+ * linted again (a helper calling a helper), so this repeats, at most PROJECT_MAX_ROUNDS times. */
+#ifndef GL_PROJECT_H
+#define GL_PROJECT_H
+
+#include "engine/engine.h"
+
+#define PROJECT_MAX_ROUNDS 3
+
+typedef struct Project Project;
+
+/* A project of n files. */
+Project *project_new(uint32_t n);
+void project_free(Project *p);
+/* Records what file i's latest lint exported and called. The project copies what it keeps; r can be
+ * freed after the call. */
+void project_set(Project *p, uint32_t i, const char *path, const LintResult *r);
+/* The files to lint again, with project_attach(), written to which[] (room for n); returns how many.
+ * 0 when nothing would change (or after PROJECT_MAX_ROUNDS rounds). */
+uint32_t project_next_round(Project *p, uint32_t *which);
+/* Attaches the other files' summaries to o, the options file i is linted with again. */
+void project_attach(Project *p, uint32_t i, LintOptions *o);
+
+#endif

@@ -1,0 +1,335 @@
+/* Building fixes in rules: multi-edit fixes, removing a keyword argument, deleting a statement and
+ * wrapping statements in a block with exact re-indentation. Works on the source bytes, never on
+ * the syntax tree; every edit keeps the file's own line endings and indentation characters. */
+#include "engine/rule_ctx.h"
+
+void rule_fix_edits(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, const Edit *edits, uint32_t n)
+{
+    if (!n) return;
+    Fix *fx = ARENA_NEW(c->arena, Fix);
+    fx->message = arena_strdup(c->arena, msg);
+    fx->safety = safety;
+    fx->edits = ARENA_NEW_N(c->arena, Edit, n);
+    for (uint32_t k = 0; k < n; k++) {
+        fx->edits[k] = edits[k];
+        fx->edits[k].text = arena_strdup(c->arena, edits[k].text ? edits[k].text : "");
+    }
+    fx->n_edits = n;
+    d->fix = fx;
+}
+
+static bool rule__is_bom(const char *src, size_t len)
+{
+    return len >= 3 && (unsigned char)src[0] == 0xEF && (unsigned char)src[1] == 0xBB && (unsigned char)src[2] == 0xBF;
+}
+
+uint32_t rule_line_start(RuleCtx *c, uint32_t off)
+{
+    const char *src = c->m->src;
+    while (off > 0 && src[off - 1] != '\n' && src[off - 1] != '\r') off--;
+    if (off == 0 && rule__is_bom(src, c->m->len)) off = 3;
+    return off;
+}
+
+/* End of the line holding off (the offset of its terminator, or len). */
+static uint32_t rule__line_end(const char *src, size_t len, uint32_t off)
+{
+    while (off < len && src[off] != '\n' && src[off] != '\r') off++;
+    return off;
+}
+
+/* Length of the line terminator at off (0 at the end of the file). */
+static uint32_t rule__eol_len(const char *src, size_t len, uint32_t off)
+{
+    if (off >= len) return 0;
+    if (src[off] == '\r') return off + 1 < len && src[off + 1] == '\n' ? 2 : 1;
+    return src[off] == '\n' ? 1 : 0;
+}
+
+const char *rule_eol(RuleCtx *c, uint32_t off)
+{
+    const char *src = c->m->src;
+    size_t len = c->m->len;
+    uint32_t e = rule__line_end(src, len, off);
+    if (e == len) e = rule__line_end(src, len, 0); /* the last line has none: use the first line's */
+    if (e >= len) return "\n";
+    if (src[e] == '\r') return e + 1 < len && src[e + 1] == '\n' ? "\r\n" : "\r";
+    return "\n";
+}
+
+/* ---- Lines with what the tokenizer knows at their start ---- */
+
+typedef struct SrcLine {
+    uint32_t start, end, next; /* content [start, end); next = start of the following line */
+    uint32_t indent;           /* bytes of leading spaces and tabs */
+    bool logical;              /* starts a logical line (not inside a string, brackets or after `\`) */
+    bool in_string;            /* starts inside a string literal (its bytes are the literal's) */
+    bool blank;                /* only whitespace, or only a comment */
+} SrcLine;
+
+typedef struct LineScan {
+    const char *src;
+    uint32_t len, pos;
+    char quote;  /* the open string's quote, 0 in code */
+    bool triple; /* the open string is triple-quoted */
+    int depth;   /* open brackets */
+    bool cont;   /* the previous line ended with a backslash continuation */
+} LineScan;
+
+/* The next line from s->pos, with the state at its start; false at the end of the text. The scan
+ * must start at the start of a logical line. */
+static bool linescan_next(LineScan *s, SrcLine *l)
+{
+    if (s->pos >= s->len) return false;
+    const char *src = s->src;
+    uint32_t i = s->pos;
+    l->start = i;
+    l->logical = !s->quote && s->depth == 0 && !s->cont;
+    l->in_string = s->quote != 0;
+    l->end = rule__line_end(src, s->len, i);
+    l->next = l->end + rule__eol_len(src, s->len, l->end);
+    uint32_t k = i;
+    while (k < l->end && (src[k] == ' ' || src[k] == '\t' || src[k] == '\f')) k++;
+    l->indent = k - i;
+    l->blank = !s->quote && (k == l->end || src[k] == '#');
+    s->cont = false;
+    for (uint32_t p = i; p < l->end; p++) {
+        char ch = src[p];
+        if (s->quote) {
+            if (ch == '\\') {
+                p++; /* the escaped byte; a backslash before the line end continues the string */
+                if (p >= l->end) break;
+                continue;
+            }
+            if (ch != s->quote) continue;
+            if (!s->triple) {
+                s->quote = 0;
+            } else if (p + 2 < s->len && src[p + 1] == ch && src[p + 2] == ch) {
+                s->quote = 0;
+                p += 2;
+            }
+            continue;
+        }
+        if (ch == '#') break;
+        if (ch == '\\' && p + 1 == l->end) {
+            s->cont = true;
+            break;
+        }
+        if (ch == '\'' || ch == '"') {
+            s->quote = ch;
+            s->triple = p + 2 < l->end && src[p + 1] == ch && src[p + 2] == ch;
+            if (s->triple) p += 2;
+        } else if (ch == '(' || ch == '[' || ch == '{') {
+            s->depth++;
+        } else if ((ch == ')' || ch == ']' || ch == '}') && s->depth > 0) {
+            s->depth--;
+        }
+    }
+    /* a one-quote string ends at the line end (continued only by a backslash, handled above) */
+    if (s->quote && !s->triple && !(l->end > i && src[l->end - 1] == '\\')) s->quote = 0;
+    s->pos = l->next;
+    return true;
+}
+
+/* Is the line's indentation exactly ind (as bytes), followed by more code? */
+static bool rule__starts_with(const char *src, const SrcLine *l, const char *ind, uint32_t n)
+{
+    return l->indent >= n && !memcmp(src + l->start, ind, n);
+}
+
+typedef Array(Edit) EditList;
+
+/* Edits that put one more level of indentation (unit) after the block's indentation ind on every
+ * line the scan s meets before offset `to`. Lines inside string literals, empty lines, and
+ * continuation or comment lines left of the block stay as they are. false when a statement line
+ * does not start with ind (tabs and spaces mixed differently): no exact re-indent exists. */
+static bool rule__indent_lines(const char *src, LineScan *s, uint32_t to, const char *ind, uint32_t nind,
+                               const char *unit, EditList *edits)
+{
+    SrcLine l;
+    while (s->pos < to && linescan_next(s, &l)) {
+        if (l.in_string || l.indent == l.end - l.start) continue;
+        if (rule__starts_with(src, &l, ind, nind)) array_push(edits, ((Edit){l.start + nind, l.start + nind, unit}));
+        else if (l.logical && !l.blank) return false;
+    }
+    return true;
+}
+
+bool rule_fix_wrap(RuleCtx *c, uint32_t start, uint32_t end, const char *header, Edit **out, uint32_t *n_out)
+{
+    const char *src = c->m->src;
+    size_t len = c->m->len;
+    *out = NULL, *n_out = 0;
+    if (start >= end || end > len) return false;
+    uint32_t ls = rule_line_start(c, start);
+    for (uint32_t k = ls; k < start; k++)
+        if (src[k] != ' ' && src[k] != '\t') return false; /* something else before the statement */
+    uint32_t nind = start - ls;
+    const char *ind = arena_strndup(c->arena, src + ls, nind);
+    /* the indentation step: the first deeper logical line of the block, else 4 spaces (a tab when
+     * the file indents with tabs here) */
+    const char *unit = NULL;
+    LineScan s = {src, (uint32_t)len, ls, 0, false, 0, false};
+    SrcLine l;
+    uint32_t last_end = rule__line_end(src, len, end > start ? end - 1 : end);
+    while (s.pos <= last_end && linescan_next(&s, &l)) {
+        if (l.start == ls || !l.logical || l.blank) continue;
+        if (l.indent > nind && !memcmp(src + l.start, ind, nind)) {
+            unit = arena_strndup(c->arena, src + l.start + nind, l.indent - nind);
+            break;
+        }
+    }
+    if (!unit) unit = memchr(ind, '\t', nind) ? "\t" : "    ";
+    /* the header line, then every line of the block one level deeper */
+    EditList edits;
+    array_init(&edits);
+    const char *eol = rule_eol(c, start);
+    array_push(&edits, ((Edit){ls + nind, ls + nind, arena_printf(c->arena, "%s:%s%s%s", header, eol, ind, unit)}));
+    LineScan t = {src, (uint32_t)len, ls, 0, false, 0, false};
+    linescan_next(&t, &l); /* the first line: the header edit indents it */
+    bool ok = rule__indent_lines(src, &t, last_end + 1, ind, nind, unit, &edits) && !t.quote && t.depth == 0;
+    if (ok) {
+        *out = ARENA_NEW_N(c->arena, Edit, edits.len);
+        memcpy(*out, edits.items, edits.len * sizeof(Edit));
+        *n_out = edits.len;
+    }
+    array_free(&edits);
+    return ok;
+}
+
+static bool rule__ident_char(char ch)
+{
+    return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (unsigned char)ch >= 0x80;
+}
+
+static bool rule__space(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f'; }
+
+bool rule_kwarg_removal(RuleCtx *c, const IrFunc *f, uint32_t call, uint32_t value, uint32_t *start, uint32_t *end)
+{
+    const char *src = c->m->src;
+    const Span *cs = &f->ops.items[call].span, *vs = &f->ops.items[value].span;
+    if (vs->start < cs->start || vs->end > cs->end) return false;
+    /* back from the value: `=`, the keyword, then `,` (not the first argument) or `(` */
+    uint32_t p = vs->start;
+    while (p > cs->start && (src[p - 1] == ' ' || src[p - 1] == '\t')) p--;
+    if (p <= cs->start || src[p - 1] != '=') return false;
+    p--;
+    while (p > cs->start && (src[p - 1] == ' ' || src[p - 1] == '\t')) p--;
+    uint32_t kw_end = p;
+    while (p > cs->start && rule__ident_char(src[p - 1])) p--;
+    if (p == kw_end) return false;
+    uint32_t kw = p;
+    while (p > cs->start && rule__space(src[p - 1])) p--;
+    if (p <= cs->start) return false;
+    /* forward from the value: the next token is `,` or `)` */
+    uint32_t q = vs->end;
+    while (q < cs->end && rule__space(src[q])) q++;
+    if (q >= cs->end || (src[q] != ',' && src[q] != ')')) return false;
+    if (src[p - 1] == ',') {
+        *start = p - 1, *end = vs->end; /* `f(a, kw=v)` -> `f(a)` */
+        return true;
+    }
+    if (src[p - 1] != '(') return false;
+    if (src[q] == ')') {
+        *start = kw, *end = vs->end; /* `f(kw=v)` -> `f()` */
+        return true;
+    }
+    q++; /* `f(kw=v, b)` -> `f(b)`: the comma and the spaces after it go too */
+    while (q < cs->end && (src[q] == ' ' || src[q] == '\t')) q++;
+    *start = kw, *end = q;
+    return true;
+}
+
+bool rule_stmt_removal(RuleCtx *c, Span stmt, uint32_t *start, uint32_t *end, const char **text)
+{
+    const char *src = c->m->src;
+    size_t len = c->m->len;
+    uint32_t ls = rule_line_start(c, stmt.start);
+    for (uint32_t k = ls; k < stmt.start; k++)
+        if (src[k] != ' ' && src[k] != '\t') return false; /* another statement before it (`a; b`) */
+    uint32_t le = rule__line_end(src, len, stmt.end);
+    for (uint32_t k = stmt.end; k < le && src[k] != '#'; k++)
+        if (src[k] != ' ' && src[k] != '\t') return false; /* another statement after it */
+    uint32_t nind = stmt.start - ls;
+    /* the block's other statements: the nearest logical lines before and after with code */
+    LineScan s = {src, (uint32_t)len, 0, 0, false, 0, false};
+    if (rule__is_bom(src, len)) s.pos = 3;
+    SrcLine l;
+    /* a sibling exists when the nearest code line before or after is at least as deep (a line
+     * before that is less deep is the block's header; one after ends the block) */
+    bool before = false, after = false, past = false;
+    while (linescan_next(&s, &l)) {
+        if (!l.logical || l.blank) continue;
+        if (l.start == ls) {
+            past = true;
+            continue;
+        }
+        if (!past) {
+            before = l.indent >= nind;
+        } else {
+            after = l.indent >= nind;
+            break;
+        }
+    }
+    if (before || after) {
+        *start = ls, *end = le + rule__eol_len(src, len, le); /* the whole line goes */
+        *text = "";
+    } else {
+        *start = stmt.start, *end = stmt.end; /* the block's only statement: `pass` keeps it valid */
+        *text = "pass";
+    }
+    return true;
+}
+
+/* The name that an `import` statement on line l binds to the torch module, or NULL: `import torch`,
+ * `import torch.nn` (binds torch), `import torch as t`; several names separated by commas. */
+static const char *rule__import_torch(RuleCtx *c, const SrcLine *l)
+{
+    const char *src = c->m->src;
+    uint32_t p = l->start + l->indent, e = l->end;
+    if (e - p < 7 || memcmp(src + p, "import", 6) || !rule__space(src[p + 6])) return NULL;
+    p += 6;
+    while (p < e && src[p] != '#' && src[p] != ';') {
+        while (p < e && (src[p] == ' ' || src[p] == '\t' || src[p] == ',')) p++;
+        uint32_t ms = p;
+        while (p < e && (rule__ident_char(src[p]) || src[p] == '.')) p++;
+        uint32_t me = p;
+        if (me == ms) return NULL;
+        while (p < e && (src[p] == ' ' || src[p] == '\t')) p++;
+        uint32_t as = 0, ae = 0;
+        if (e - p > 3 && !memcmp(src + p, "as", 2) && rule__space(src[p + 2])) {
+            p += 2;
+            while (p < e && (src[p] == ' ' || src[p] == '\t')) p++;
+            as = p;
+            while (p < e && rule__ident_char(src[p])) p++;
+            ae = p;
+        }
+        bool is_torch = me - ms == 5 && !memcmp(src + ms, "torch", 5);
+        bool sub = me - ms > 6 && !memcmp(src + ms, "torch.", 6);
+        if (is_torch && ae > as) return arena_strndup(c->arena, src + as, ae - as);
+        if (is_torch || (sub && ae == as)) return "torch";
+    }
+    return NULL;
+}
+
+const char *rule_torch_name(RuleCtx *c)
+{
+    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
+        const IrFunc *f = c->m->funcs.items[fi];
+        for (uint32_t i = 0; i < f->ops.len; i++) {
+            const IrOp *o = &f->ops.items[i];
+            if (o->kind == IR_LOAD && o->qual && !strcmp(o->qual, "torch") && o->var != IR_NONE)
+                return f->vars.items[o->var].name;
+        }
+    }
+    /* torch imported but never used by name: read the top-level import statements */
+    LineScan s = {c->m->src, (uint32_t)c->m->len, rule__is_bom(c->m->src, c->m->len) ? 3u : 0u, 0, false, 0, false};
+    SrcLine l;
+    while (linescan_next(&s, &l)) {
+        if (!l.logical || l.blank || l.indent) continue;
+        const char *n = rule__import_torch(c, &l);
+        if (n) return n;
+    }
+    return NULL;
+}

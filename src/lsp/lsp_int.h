@@ -1,0 +1,69 @@
+/* Internals shared by the LSP server's files: the session state and JSON helpers. */
+#ifndef GL_LSP_INT_H
+#define GL_LSP_INT_H
+
+#include <jansson.h>
+#include "base/array.h"
+#include "base/strbuf.h"
+#include "config/config.h"
+#include "lsp/lsp_doc.h"
+#include "lsp/lsp_io.h"
+
+/* JSON-RPC 2.0 and LSP error codes. */
+#define RPC_PARSE_ERROR -32700
+#define RPC_INVALID_REQUEST -32600
+#define RPC_METHOD_NOT_FOUND -32601
+#define RPC_INVALID_PARAMS -32602
+#define RPC_INTERNAL_ERROR -32603
+#define LSP_SERVER_NOT_INITIALIZED -32002
+
+typedef struct RpcError {
+    int code; /* 0 = no error */
+    char message[256];
+} RpcError;
+
+void rpc_error(RpcError *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+typedef struct LspServer {
+    int out_fd;
+    LspReader rd;
+    bool initialized;     /* `initialize` was answered */
+    bool shutdown;        /* `shutdown` was answered */
+    bool exit;            /* `exit` arrived: stop serving */
+    bool write_failed;    /* the client is gone */
+    LspEncoding enc;
+    bool pull;            /* the client pulls diagnostics (textDocument/diagnostic): do not push */
+    bool refresh;         /* the client accepts workspace/diagnostic/refresh */
+    bool watch_dynamic;   /* the client accepts a dynamic workspace/didChangeWatchedFiles registration */
+    char *root;           /* workspace root folder, or NULL */
+    Array(LspDoc *) docs;
+    uint64_t next_id;     /* ids of our requests to the client */
+    Config *cfg;          /* the project's configuration files, read on demand, reloaded on change */
+    char *config_error;   /* the last configuration error shown to the user, or NULL */
+} LspServer;
+
+/* JSON building: strings are copied; invalid UTF-8 (a message quoting cut-off source) becomes
+ * U+FFFD, so no value is ever NULL. */
+json_t *lsp_jstr(const char *s);
+json_t *lsp_range_json(const LspServer *s, const LspDoc *d, uint32_t start, uint32_t end);
+/* Reads {line, character} with non-negative integers; false when absent or malformed. */
+bool lsp_json_pos(const json_t *j, LspPos *p);
+bool lsp_json_range(const json_t *j, LspPos *start, LspPos *end);
+/* Member of an object with a given type, or NULL (missing, or another type). */
+json_t *lsp_get(const json_t *obj, const char *key, json_type type);
+
+LspDoc *lsp_find_doc(LspServer *s, const char *uri);
+/* The options d is linted with (from the configuration governing its file), filled into *o; NULL
+ * when the configuration excludes the file. */
+const LintOptions *lsp_options_for(LspServer *s, const LspDoc *d, LintOptions *o);
+/* Lints d if it changed. */
+void lsp_ensure_linted(LspServer *s, LspDoc *d);
+
+/* lsp_features.c: what the client sees of a lint. */
+json_t *lsp_diagnostics_json(const LspServer *s, const LspDoc *d);
+/* The same array as JSON text, appended to b (what publishDiagnostics sends). */
+void lsp_diagnostics_write(StrBuf *b, const LspServer *s, const LspDoc *d);
+json_t *lsp_code_actions(LspServer *s, json_t *params, RpcError *e);
+json_t *lsp_hover(LspServer *s, json_t *params, RpcError *e);
+
+#endif

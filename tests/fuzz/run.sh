@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Every input a fuzzer ever crashed on (tests/fuzz/regress/<target>/), replayed through the real
+# binaries without clang: lint inputs through `gradleak check` (exit 0 or 1, never a signal or 2,
+# and no "bug in gradleak" on stderr), TOML inputs through toml_dump (exit 0 or 1), LSP sessions
+# through `gradleak lsp` on stdin (exit 0 or 1). The libFuzzer
+# targets themselves replay them too (tools/fuzz.sh). Prints `ok <id>` / `FAIL <id> <why>`.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+GRADLEAK=${GRADLEAK:-$PWD/build/gradleak}
+DUMP=${GRADLEAK_TESTBIN:-build/tests}/toml_dump
+fails=0
+T=$(mktemp -d "${TMPDIR:-/tmp}/gradleak-fuzzreg.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+
+for f in tests/fuzz/regress/lint/*; do
+    [ -f "$f" ] || continue
+    id=fuzz-regress/lint/${f##*/}
+    cp "$f" "$T/input.py"
+    timeout 60 "$GRADLEAK" check --no-cache --isolated "$T/input.py" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    if [ "$rc" -gt 1 ] || grep -q 'bug in gradleak' "$T/err"; then
+        echo "FAIL $id exit $rc: $(head -c 300 "$T/err")"
+        fails=$((fails + 1))
+    else
+        echo "ok $id"
+    fi
+done
+for f in tests/fuzz/regress/toml/*; do
+    [ -f "$f" ] || continue
+    id=fuzz-regress/toml/${f##*/}
+    timeout 60 "$DUMP" <"$f" >/dev/null 2>"$T/err"
+    rc=$?
+    if [ "$rc" -gt 1 ]; then
+        echo "FAIL $id exit $rc: $(head -c 300 "$T/err")"
+        fails=$((fails + 1))
+    else
+        echo "ok $id"
+    fi
+done
+# LSP inputs are whole sessions on stdin: exit 0 or 1 (the spec's codes), never a signal
+for f in tests/fuzz/regress/lsp/*; do
+    [ -f "$f" ] || continue
+    id=fuzz-regress/lsp/${f##*/}
+    timeout 60 "$GRADLEAK" lsp <"$f" >/dev/null 2>"$T/err"
+    rc=$?
+    if [ "$rc" -gt 1 ]; then
+        echo "FAIL $id exit $rc: $(tail -c 300 "$T/err")"
+        fails=$((fails + 1))
+    else
+        echo "ok $id"
+    fi
+done
+[ "$fails" -eq 0 ]

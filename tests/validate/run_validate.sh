@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# `gradleak validate --device cpu` end to end: the fixtures in fixtures/run/ (one per growth rule,
+# leaky and fixed), the import hook (a flagged module imported by the program), the inconclusive
+# verdicts (never reached, crashed, timed out), SARIF evidence, --fail-on, and the HTML report
+# rendered in headless Chromium. Needs a Python with torch (Debian's python3-torch); without one
+# the torch cases are skipped with a note, except in CI (CI or GRADLEAK_REQUIRE_TORCH set), where
+# that is a failure. One line per case: "ok <id>" / "FAIL <id> <why>".
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$PWD
+GRADLEAK=${GRADLEAK:-$PWD/build/gradleak}
+case $GRADLEAK in /*) ;; *) GRADLEAK=$PWD/$GRADLEAK ;; esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/gradleak-validate-test.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+nfail=0
+ok() { echo "ok $1"; }
+fail() { echo "FAIL $1 $2"; nfail=$((nfail + 1)); }
+RC=0
+gl() { "$GRADLEAK" "$@" >"$T/out" 2>"$T/err" </dev/null; RC=$?; }
+
+# ---- without torch ----
+gl validate --device bogus fixtures/run
+if [ $RC = 2 ] && grep -q 'expected auto, cuda or cpu' "$T/err"; then ok validate/usage-device; else fail validate/usage-device "rc=$RC $(cat "$T/err")"; fi
+gl validate --iterations 3 fixtures/run
+if [ $RC = 2 ]; then ok validate/usage-iterations; else fail validate/usage-iterations "rc=$RC"; fi
+GRADLEAK_HARNESS_DIR=/nonexistent "$GRADLEAK" validate fixtures/run >"$T/out" 2>"$T/err"; RC=$?
+if [ $RC = 2 ] && grep -q 'harness' "$T/err"; then ok validate/harness-missing; else fail validate/harness-missing "rc=$RC $(cat "$T/err")"; fi
+mkdir -p "$T/clean" && printf 'import torch\n\nx = torch.zeros(3)\n' >"$T/clean/a.py"
+gl validate "$T/clean"
+if [ $RC = 0 ] && grep -q 'no growth findings' "$T/out"; then ok validate/nothing-to-validate; else fail validate/nothing-to-validate "rc=$RC $(cat "$T/out")"; fi
+gl validate --help
+if [ $RC = 0 ] && grep -q -- '--fail-on' "$T/out" && grep -q sandbox "$T/out"; then ok validate/help; else fail validate/help "rc=$RC"; fi
+"$GRADLEAK" check fixtures/run/*_fixed.py >"$T/out" 2>&1; RC=$?
+if [ $RC = 0 ]; then ok validate/fixed-forms-lint-clean; else fail validate/fixed-forms-lint-clean "$(head -5 "$T/out")"; fi
+
+# ---- with torch ----
+PY=
+for p in ${GRADLEAK_PYTHON:-} python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import torch' >/dev/null 2>&1; then PY=$(command -v "$p"); break; fi
+done
+if [ -z "$PY" ]; then
+    if [ -n "${CI:-}${GRADLEAK_REQUIRE_TORCH:-}" ]; then
+        fail validate/torch "no Python with torch (CI must have Debian's python3-torch: ./configure --install-deps)"
+    else
+        echo "note: validate/torch cases skipped: no Python with torch here (./configure --install-deps installs python3-torch)"
+    fi
+    [ $nfail -eq 0 ]
+    exit
+fi
+
+# 1. every fixture, one invocation, CPU; default --fail-on confirmed -> exit 1
+gl validate --no-history --device cpu --iterations 10 --timeout 120 --python "$PY" --output-format json fixtures/run/
+cp "$T/out" "$T/fixtures.json"
+if [ $RC = 1 ]; then ok validate/fixtures-exit-1; else fail validate/fixtures-exit-1 "rc=$RC $(tail -3 "$T/err")"; fi
+# id file[:line] code verdict predicted measured(!x = not x) fix(= the fixed run must be flat)
+while read -r id file code verdict pred meas needfix; do
+    got=$("$PY" - "$T/fixtures.json" "$file" "$code" <<'EOF'
+import json, sys
+name, _, line = sys.argv[2].partition(":")
+rows = [r for r in json.load(open(sys.argv[1])) if r["path"].endswith("/" + name) and r["code"] == sys.argv[3]
+        and (not line or r["line"] == int(line))]
+if len(rows) != 1:
+    print("rows=%d" % len(rows)); sys.exit()
+r = rows[0]
+fx = r.get("fixed", {}).get("bytesPerIteration")
+print(r["verdict"].replace(" ", "_"), r["predictedClass"], r["measuredClass"], "none" if fx is None else int(fx),
+      int(r.get("leaky", {}).get("bytesPerIteration") or 0), (r.get("reason") or "-").replace(" ", "_"))
+EOF
+)
+    set -- $got
+    why="got: $got"
+    good=1
+    [ "${1:-}" = "$verdict" ] || good=0
+    [ "${2:-}" = "$pred" ] || good=0
+    case $meas in
+        !*) [ "${3:-}" != "${meas#!}" ] || good=0 ;;
+        *) [ "${3:-}" = "$meas" ] || good=0 ;;
+    esac
+    if [ "$needfix" = fix ]; then
+        # the fixed run is flat: under 4 KB per iteration
+        if [ "${4:-none}" = none ] || [ "${4#-}" -ge 4096 ]; then good=0; fi
+    fi
+    if [ $good = 1 ]; then ok "validate/fixture/$id"; else fail "validate/fixture/$id" "$why"; fi
+done <<'EOF'
+gl101-val-loss gl101_val_loss.py GL101 confirmed device device fix
+gl101-after-backward-host gl101_running_loss_after_backward.py GL101 not_reproduced host !device -
+gl101-accum-then-backward-host gl101_accum_then_backward.py GL101 not_reproduced host !device -
+gl102-collect gl102_collect_outputs.py GL102 confirmed device device fix
+gl103-self-hidden gl103_self_hidden.py GL103 confirmed device device -
+gl103-self-hidden-retain gl103_self_hidden.py GL105 confirmed device device -
+gl104-sample gl104_sample_chars.py GL104 confirmed device device fix
+gl105-tbptt-retain gl105_tbptt_retain_graph.py GL105 confirmed device device fix
+gl105-tbptt-state gl105_tbptt_retain_graph.py GL103 confirmed device device fix
+seed000-generation seed000_evaluate.py:44 GL104 confirmed device device fix
+seed000-priming-two-iterations seed000_evaluate.py:38 GL104 inconclusive device none -
+EOF
+
+# 2. the flagged file is a module the program imports (served by the import hook), with --cmd
+mkdir -p "$T/proj/pkg"
+cat >"$T/proj/pkg/__init__.py" </dev/null
+sed -n '1,/^def main/p' fixtures/run/gl101_val_loss.py | sed '$d' >"$T/proj/pkg/evalmod.py"
+cat >"$T/proj/main.py" <<'EOF'
+import torch
+import torch.nn as nn
+from pkg.evalmod import evaluate, make_batches
+
+model = nn.Sequential(nn.Linear(256, 1024), nn.ReLU(), nn.Linear(1024, 10))
+print(evaluate(model, make_batches(100), nn.CrossEntropyLoss()))
+EOF
+(cd "$T/proj" && "$GRADLEAK" validate --cmd "python main.py" --python "$PY" --device cpu --iterations 10 \
+    --output-format json pkg/evalmod.py >"$T/out" 2>"$T/err"); RC=$?
+if [ $RC = 1 ] && grep -q '"verdict": "confirmed"' "$T/out" && grep -q '"path": "pkg/evalmod.py"' "$T/out"; then
+    ok validate/import-hook-cmd
+else fail validate/import-hook-cmd "rc=$RC $(tr '\n' ' ' <"$T/out" | head -c 600) $(tail -3 "$T/err")"; fi
+# ... one history row per finding in the project's .gradleak_cache (SQLite, table validation_runs)
+hist=$("$PY" -c "
+import sqlite3
+db = sqlite3.connect('$T/proj/.gradleak_cache/cache.db')
+for row in db.execute('select path, rule, line, verdict, iterations, leaky_bytes_per_iter > 4096, device from validation_runs'):
+    print(*row)" 2>&1)
+if [ "$hist" = "pkg/evalmod.py GL101 22 confirmed 10 1 cpu" ]; then ok validate/history-row
+else fail validate/history-row "$hist"; fi
+# ... and the working copy is a copy: the project is untouched (no __pycache__, no new files)
+if [ -z "$(find "$T/proj" -name __pycache__)" ] && [ "$(find "$T/proj" -path "$T/proj/.gradleak_cache" -prune -o -type f -print | wc -l)" = 3 ]; then
+    ok validate/project-untouched
+else fail validate/project-untouched "$(find "$T/proj")"; fi
+
+# 3. inconclusive verdicts: never reached, crashed (with its error), timed out (within the limit)
+mkdir -p "$T/inc"
+body='    model = torch.nn.Linear(2, 2)
+    total = 0
+    for x in batches:
+        loss = model(x).sum()
+        total += loss
+    return total'
+printf 'import torch\n\n\ndef evaluate(batches):\n%s\n' "$body" >"$T/inc/never.py"
+printf 'import torch\n\nraise RuntimeError("synthetic failure before the loop")\n\n\ndef evaluate(batches):\n%s\n' "$body" >"$T/inc/crash.py"
+printf 'import time\nimport torch\n\n\ndef evaluate(batches):\n%s\n\n\ntime.sleep(60)\nevaluate([torch.zeros(2)] * 50)\n' "$body" >"$T/inc/slow.py"
+t0=$(date +%s)
+gl validate --no-history --python "$PY" --device cpu --timeout 20 --output-format json "$T/inc"
+t1=$(date +%s)
+verdict_of() { "$PY" -c "
+import json, sys
+for r in json.load(open('$T/out')):
+    if r['path'].endswith('/$1'): print(r['verdict'], '|', r.get('reason', ''))"; }
+v=$(verdict_of never.py)
+case $v in "inconclusive | loop never reached"*) ok validate/inconclusive-never-reached ;; *) fail validate/inconclusive-never-reached "$v" ;; esac
+v=$(verdict_of crash.py)
+case $v in *"crashed"*"synthetic failure before the loop"*) ok validate/inconclusive-crashed ;; *) fail validate/inconclusive-crashed "$v" ;; esac
+v=$(verdict_of slow.py)
+case $v in *"timed out"*) ok validate/inconclusive-timed-out ;; *) fail validate/inconclusive-timed-out "$v" ;; esac
+if [ $RC = 0 ] && [ $((t1 - t0)) -le 70 ]; then ok validate/inconclusive-exit-0; else fail validate/inconclusive-exit-0 "rc=$RC took $((t1 - t0)) s"; fi
+
+# 4. SARIF evidence, --fail-on never, and the HTML report
+gl validate --no-history --python "$PY" --device cpu --iterations 10 --output-format sarif --fail-on never --report "$T/report.html" \
+    fixtures/run/gl102_collect_outputs.py
+sarif=$("$PY" - "$T/out" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+res = [r for r in doc["runs"][0]["results"] if r["ruleId"] == "GL102"]
+v = res[0]["properties"].get("validation", {}) if res else {}
+print(v.get("verdict"), v.get("leaky", {}).get("bytesPerIteration", 0) > 4096, abs(v.get("fixed", {}).get("bytesPerIteration", 1e9)) < 4096)
+EOF
+)
+if [ $RC = 0 ] && [ "$sarif" = "confirmed True True" ]; then ok validate/sarif-evidence; else fail validate/sarif-evidence "rc=$RC $sarif"; fi
+if [ -s "$T/report.html" ] && [ "$(grep -c '<polyline' "$T/report.html")" = 2 ] && ! grep -qi '<script\|src="http\|href="http' "$T/report.html" &&
+    grep -q 'outputs.append(logits)' "$T/report.html" && grep -q 'Dataflow path' "$T/report.html"; then
+    ok validate/report-self-contained
+else fail validate/report-self-contained "$(wc -c <"$T/report.html" 2>/dev/null) bytes"; fi
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROME" ]; then
+    rm -f "$T/shot.png"
+    timeout 90 "$CHROME" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$T/chrome" \
+        --window-size=1000,1300 --screenshot="$T/shot.png" "file://$T/report.html" >"$T/chrome.log" 2>&1
+    counts=$([ -s "$T/shot.png" ] && "$PY" tests/validate/png_colors.py "$T/shot.png" d62728 1f77b4)
+    set -- $counts
+    if [ "${1:-0}" -ge 300 ] && [ "${2:-0}" -ge 300 ]; then ok validate/report-renders-charts
+    else fail validate/report-renders-charts "leaky/fixed curve pixels: ${counts:-no screenshot} $(tail -2 "$T/chrome.log")"; fi
+else
+    if [ -n "${CI:-}" ]; then fail validate/report-renders-charts "no chromium (./configure --install-deps installs it)"
+    else echo "note: validate/report-renders-charts skipped: no chromium"; fi
+fi
+[ $nfail -eq 0 ]
