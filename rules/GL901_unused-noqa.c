@@ -19,7 +19,9 @@
  * ```
  *
  * ## Fix safety
- * Removing the comment is safe.
+ * The fix removes the unused gradleak codes from the list and keeps the used ones and other
+ * linters' codes (`# noqa: F401, GL301` becomes `# noqa: F401`); the whole directive goes when
+ * nothing is left. It is safe: what the comment suppresses does not change.
  *
  * ## References
  * - https://docs.astral.sh/ruff/rules/unused-noqa/

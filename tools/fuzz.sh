@@ -7,6 +7,8 @@
 #
 #   FUZZ_SECONDS=60       seconds per target (.ci/run uses 60)
 #   FUZZ_TARGETS="lint"   only these targets (names without fuzz_; default: every tests/fuzz/fuzz_*.c)
+#   FUZZ_TIMEOUT=30       seconds one input may take (wall clock: generous, CI machines are shared;
+#                         the slowest seed, 150 nested loops, takes 0.6 s of CPU in this build)
 #   CC_FUZZ=clang-14      the compiler (configure finds it; ninja passes it)
 #
 # The committed seeds are tests/fuzz/corpus/<target>/ (read-only to the run); what the fuzzer finds
@@ -106,7 +108,7 @@ for t in "${targets[@]}"; do
     # 1. every input that ever crashed a target, replayed once
     reg=tests/fuzz/regress/$t
     if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
-        if ! "$bin" -timeout=10 -rss_limit_mb=2048 "$reg"/* >"$out/regress-$t.log" 2>&1; then
+        if ! "$bin" -timeout="${FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 "$reg"/* >"$out/regress-$t.log" 2>&1; then
             tail -n 40 "$out/regress-$t.log"
             echo "fuzz: $t: a regression input fails again (log: $out/regress-$t.log)"
             status=1
@@ -117,12 +119,13 @@ for t in "${targets[@]}"; do
     # rule fixtures are extra seeds for the lint target
     extra=()
     opts=()
-    [ "$t" = lint ] || [ "$t" = fix ] && extra=(fixtures/rules fixtures/examples)
+    # FUZZ_EXTRA_SEEDS=1: the rule fixtures too (230 more files: most of a 60 s run goes to replaying them)
+    if [ -n "${FUZZ_EXTRA_SEEDS:-}" ] && { [ "$t" = lint ] || [ "$t" = fix ]; }; then extra=(fixtures/rules fixtures/examples); fi
     # the server logs every malformed message; sanitizer reports still reach libFuzzer's own stderr
     [ "$t" = lsp ] && opts=(-close_fd_mask=2)
     log=$out/fuzz-$t.log
     set +e
-    nice "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 "${opts[@]}" \
+    nice "$bin" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 "${opts[@]}" \
         -artifact_prefix="$crashes/" $dict "$work" "$seeds" "${extra[@]}" >"$log" 2>&1
     rc=$?
     set -e

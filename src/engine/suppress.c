@@ -90,6 +90,75 @@ static bool suppress__parse_one(const char *text, size_t len, size_t marker, Noq
     return true;
 }
 
+/* GL901's fix: drop the unused gradleak codes from the noqa's list, keeping the used ones and other
+ * linters' codes (`# noqa: F401, GL301` -> `# noqa: F401`); the whole directive goes (with the
+ * blanks before it) only when nothing is left. */
+static Fix *suppress__fix(const IrModule *m, const LintOptions *o, Arena *arena, const Noqa *q)
+{
+    const char *text = m->src + q->span.start, *end = m->src + q->span.end;
+    /* the noqa's own `#` (it may follow other comment text) and the start of its code list */
+    const char *hash = NULL, *list = NULL;
+    for (const char *h = text; h < end && !list; h++) {
+        if (*h != '#') continue;
+        Noqa tmp;
+        if (!suppress__parse_one(h, (size_t)(end - h), &tmp)) continue;
+        const char *c = memchr(h, ':', (size_t)(end - h));
+        /* `# gradleak: noqa: X` has two colons: the list follows the one after "noqa" */
+        for (const char *k = h; k + 4 <= end; k++)
+            if (!strncasecmp(k, "noqa", 4)) {
+                c = k + 4 < end && k[4] == ':' ? k + 4 : NULL;
+                break;
+            }
+        if (c) hash = h, list = c + 1;
+    }
+    StrBuf kept;
+    sb_init(&kept);
+    const char *p = list, *list_end = list;
+    while (p) {
+        p = skip_ws(p, end);
+        const char *t = p;
+        while (p < end && (isalnum((unsigned char)*p) || *p == '-' || *p == '_')) p++;
+        if (p == t) break;
+        /* the list ends at a word that is not code-shaped (letters then digits): `GL301 because` */
+        const char *k = t;
+        while (k < p && isalpha((unsigned char)*k)) k++;
+        bool code_like = k > t && k < p;
+        while (k < p && isdigit((unsigned char)*k)) k++;
+        if (!code_like || k != p) break;
+        list_end = p;
+        char buf[64];
+        size_t len = (size_t)(p - t) < sizeof buf - 1 ? (size_t)(p - t) : sizeof buf - 1;
+        memcpy(buf, t, len);
+        buf[len] = 0;
+        const RuleInfo *ri = rule_by_code(buf);
+        bool unused = false;
+        for (uint32_t j = 0; ri && j < q->n_codes; j++)
+            if (q->codes[j] == ri->id) {
+                unused = !q->used[j] && o->rules.on[ri->id];
+                break;
+            }
+        if (!unused) sb_printf(&kept, "%s%.*s", kept.len ? ", " : " ", (int)(p - t), t);
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') p++;
+    }
+    Fix *fx = ARENA_NEW(arena, Fix);
+    fx->safety = FIX_SAFE;
+    fx->edits = ARENA_NEW(arena, Edit);
+    fx->n_edits = 1;
+    if (list && kept.len) {
+        fx->message = arena_printf(arena, "Keep only the used codes:%s", kept.data);
+        fx->edits[0] = (Edit){(uint32_t)(list - m->src), (uint32_t)(list_end - m->src), arena_strdup(arena, kept.data)};
+    } else {
+        /* remove the directive and the blanks before it */
+        uint32_t start = hash ? (uint32_t)(hash - m->src) : q->span.start;
+        while (start > 0 && (m->src[start - 1] == ' ' || m->src[start - 1] == '\t')) start--;
+        fx->message = "Remove the `noqa` comment";
+        fx->edits[0] = (Edit){start, q->span.end, ""};
+    }
+    sb_free(&kept);
+    return fx;
+}
+
 void suppress_apply(const IrModule *m, const LintOptions *o, Arena *arena, DiagList *diags)
 {
     uint32_t n = m->comments.len;
@@ -141,18 +210,7 @@ void suppress_apply(const IrModule *m, const LintOptions *o, Arena *arena, DiagL
             d.span = q->span;
             d.message = arena_printf(arena, "Unused `noqa` directive (%s suppresses nothing on this line)", unused.data);
             d.hint = "Remove the unused suppression";
-            Fix *fx = ARENA_NEW(arena, Fix);
-            fx->message = "Remove the `noqa` comment";
-            fx->safety = FIX_SAFE;
-            fx->edits = ARENA_NEW(arena, Edit);
-            /* remove the comment and the blanks before it */
-            uint32_t start = q->span.start;
-            while (start > 0 && (m->src[start - 1] == ' ' || m->src[start - 1] == '\t')) start--;
-            fx->edits[0].start = start;
-            fx->edits[0].end = q->span.end;
-            fx->edits[0].text = "";
-            fx->n_edits = 1;
-            d.fix = fx;
+            d.fix = suppress__fix(m, o, arena, q);
             array_push(diags, d);
         }
         sb_free(&unused);

@@ -97,4 +97,16 @@ else
 fi
 chmod 755 rod
 
+# fix-11: GL901 drops only the unused codes: used ones and other linters' codes stay, and what they
+# suppress stays suppressed
+printf '%s\n' 'import torch' '' '' 'def step(loader, model):' '    for xb, yb in loader:' \
+    '        xb.cuda()  # noqa: F401, GL201, GL301 keep this note' '        model(xb)' >nq.py
+gl check --fix --no-color nq.py
+if [ $RC = 0 ] && grep -q '        xb.cuda()  # noqa: F401, GL201 keep this note$' nq.py; then ok fix-11-noqa-partial
+else fail fix-11-noqa-partial "$(why) line: $(sed -n 6p nq.py)"; fi
+printf 'x = 1  # noqa: GL301\n' >nq2.py
+gl check --fix nq2.py
+if [ $RC = 0 ] && [ "$(cat nq2.py)" = 'x = 1' ]; then ok fix-12-noqa-all-unused
+else fail fix-12-noqa-all-unused "$(why) file: $(cat nq2.py)"; fi
+
 [ "$fails" = 0 ]
