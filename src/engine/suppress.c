@@ -99,9 +99,10 @@ static Fix *suppress__fix(const IrModule *m, const LintOptions *o, Arena *arena,
     /* the noqa's own `#` (it may follow other comment text) and the start of its code list */
     const char *hash = NULL, *list = NULL;
     for (const char *h = text; h < end && !list; h++) {
-        if (*h != '#') continue;
+        size_t marker = *h == '#' ? 1 : (h + 1 < end && h[0] == '/' && h[1] == '/') ? 2 : 0;
+        if (!marker) continue;
         Noqa tmp;
-        if (!suppress__parse_one(h, (size_t)(end - h), &tmp)) continue;
+        if (!suppress__parse_one(h, (size_t)(end - h), marker, &tmp)) continue;
         const char *c = memchr(h, ':', (size_t)(end - h));
         /* `# gradleak: noqa: X` has two colons: the list follows the one after "noqa" */
         for (const char *k = h; k + 4 <= end; k++)
