@@ -474,7 +474,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     df_analyse(&m, &fx);
     engine__project_facts(&m, &fx, out);
     gl_ctx_stage("rules");
-    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0};
+    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0, &scratch, NULL, NULL, false};
     for (int i = 0; i < RULE_COUNT; i++) {
         if (!o->rules.on[i] || i == RULE_GL901) continue;
         c.rule = (RuleId)i;

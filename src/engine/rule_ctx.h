@@ -5,13 +5,19 @@
 #include "engine/engine.h"
 #include "ir/dataflow.h"
 
+struct RuleLines;
+
 typedef struct RuleCtx {
     const IrModule *m;
     const Facts *fx;
     Arena *arena;
     DiagList *out;
     const LintOptions *opts;
-    RuleId rule; /* the rule being run */
+    RuleId rule;             /* the rule being run */
+    Arena *scratch;          /* lives as long as the IR: caches shared by the rules */
+    struct RuleLines *lines; /* the file's lines with their tokenizer state, built on first use */
+    const char *torch_name;  /* rule_torch_name's answer, once asked */
+    bool torch_name_known;
 } RuleCtx;
 
 #define RULE(id, code, name, sev, summary) void rule_##id(RuleCtx *c);

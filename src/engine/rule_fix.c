@@ -131,6 +131,42 @@ static bool linescan_next(LineScan *s, SrcLine *l)
     return true;
 }
 
+/* Every line of the file with its tokenizer state, scanned once per lint and shared by the rules
+ * (a fix for each of many findings must not rescan the file from the top). */
+struct RuleLines {
+    SrcLine *items;
+    uint32_t n;
+};
+
+static const struct RuleLines *rule__lines(RuleCtx *c)
+{
+    if (c->lines) return c->lines;
+    struct RuleLines *t = ARENA_NEW(c->scratch, struct RuleLines);
+    Array(SrcLine) a;
+    array_init(&a);
+    LineScan s = {c->m->src, (uint32_t)c->m->len, rule__is_bom(c->m->src, c->m->len) ? 3u : 0u, 0, false, 0, false};
+    SrcLine l;
+    while (linescan_next(&s, &l)) array_push(&a, l);
+    t->n = a.len;
+    t->items = ARENA_NEW_N(c->scratch, SrcLine, a.len ? a.len : 1);
+    if (a.len) memcpy(t->items, a.items, a.len * sizeof(SrcLine));
+    array_free(&a);
+    c->lines = t;
+    return t;
+}
+
+/* Index of the line starting at offset ls, or t->n when no line starts there. */
+static uint32_t rule__line_index(const struct RuleLines *t, uint32_t ls)
+{
+    uint32_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->items[mid].start < ls) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->n && t->items[lo].start == ls ? lo : t->n;
+}
+
 /* Is the line's indentation exactly ind (as bytes), followed by more code? */
 static bool rule__starts_with(const char *src, const SrcLine *l, const char *ind, uint32_t n)
 {
@@ -252,25 +288,23 @@ bool rule_stmt_removal(RuleCtx *c, Span stmt, uint32_t *start, uint32_t *end, co
     for (uint32_t k = stmt.end; k < le && src[k] != '#'; k++)
         if (src[k] != ' ' && src[k] != '\t') return false; /* another statement after it */
     uint32_t nind = stmt.start - ls;
-    /* the block's other statements: the nearest logical lines before and after with code */
-    LineScan s = {src, (uint32_t)len, 0, 0, false, 0, false};
-    if (rule__is_bom(src, len)) s.pos = 3;
-    SrcLine l;
-    /* a sibling exists when the nearest code line before or after is at least as deep (a line
+    /* the block's other statements: the nearest logical lines before and after with code (a line
      * before that is less deep is the block's header; one after ends the block) */
-    bool before = false, after = false, past = false;
-    while (linescan_next(&s, &l)) {
-        if (!l.logical || l.blank) continue;
-        if (l.start == ls) {
-            past = true;
-            continue;
-        }
-        if (!past) {
-            before = l.indent >= nind;
-        } else {
-            after = l.indent >= nind;
-            break;
-        }
+    const struct RuleLines *t = rule__lines(c);
+    uint32_t at = rule__line_index(t, ls);
+    if (at == t->n) return false;
+    bool before = false, after = false;
+    for (uint32_t k = at; k-- > 0;) {
+        const SrcLine *l = &t->items[k];
+        if (!l->logical || l->blank) continue;
+        before = l->indent >= nind;
+        break;
+    }
+    for (uint32_t k = at + 1; k < t->n; k++) {
+        const SrcLine *l = &t->items[k];
+        if (!l->logical || l->blank) continue;
+        after = l->indent >= nind;
+        break;
     }
     if (before || after) {
         *start = ls, *end = le + rule__eol_len(src, len, le); /* the whole line goes */
@@ -315,21 +349,23 @@ static const char *rule__import_torch(RuleCtx *c, const SrcLine *l)
 
 const char *rule_torch_name(RuleCtx *c)
 {
+    if (c->torch_name_known) return c->torch_name;
+    c->torch_name_known = true;
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
             if (o->kind == IR_LOAD && o->qual && !strcmp(o->qual, "torch") && o->var != IR_NONE)
-                return f->vars.items[o->var].name;
+                return c->torch_name = arena_strdup(c->scratch, f->vars.items[o->var].name);
         }
     }
     /* torch imported but never used by name: read the top-level import statements */
-    LineScan s = {c->m->src, (uint32_t)c->m->len, rule__is_bom(c->m->src, c->m->len) ? 3u : 0u, 0, false, 0, false};
-    SrcLine l;
-    while (linescan_next(&s, &l)) {
-        if (!l.logical || l.blank || l.indent) continue;
-        const char *n = rule__import_torch(c, &l);
-        if (n) return n;
+    const struct RuleLines *t = rule__lines(c);
+    for (uint32_t k = 0; k < t->n; k++) {
+        const SrcLine *l = &t->items[k];
+        if (!l->logical || l->blank || l->indent) continue;
+        const char *n = rule__import_torch(c, l);
+        if (n) return c->torch_name = arena_strdup(c->scratch, n);
     }
     return NULL;
 }
