@@ -280,30 +280,52 @@ static void lint_all(FileJob *jobs, uint32_t n, int nthreads, Cache *cache)
     for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
 }
 
+/* File i of a project: one of the n files of the run, or a helper read from disk. */
+static FileJob *project_job(FileJob *jobs, uint32_t n, FileJob *found, uint32_t i)
+{
+    return i < n ? &jobs[i] : &found[i - n];
+}
+
 /* Files linted together share their functions' summaries: lint again, in rounds, the files whose
- * calls reach a function of another file (engine/project.h). A re-lint is cached under the
- * summaries it was given (ext_key). With keep, the project is handed to the caller (who frees it)
- * instead of freed: --fix re-lints files against it. */
+ * calls reach a function of another file (engine/project.h). The helpers they import from files
+ * not given (pre-commit passes only the changed ones) are read from disk and linted for their
+ * summaries only, so a file's findings do not depend on which files came with it. A re-lint is
+ * cached under the summaries it was given (ext_key). With keep, the project is handed to the
+ * caller (who frees it) instead of freed: --fix re-lints files against it. */
 static void lint_project(FileJob *jobs, uint32_t n, int nthreads, Cache *cache, Project **keep)
 {
     if (keep) *keep = NULL;
-    if (n < 2) return;
+    if (n < 1) return;
     Project *p = project_new(n);
     for (uint32_t i = 0; i < n; i++)
         if (jobs[i].done) project_set(p, i, jobs[i].path, &jobs[i].res);
-    uint32_t *which = gl_calloc(n, sizeof *which);
-    FileJob *again = gl_calloc(n, sizeof *again);
-    uint32_t k;
+    FileJob *found = NULL;
+    uint32_t n_found = 0, k;
+    const char **paths;
+    for (int pass = 0; pass < PROJECT_MAX_ROUNDS && (k = project_missing(p, &paths)) != 0; pass++) {
+        found = gl_realloc(found, (n_found + k) * sizeof *found);
+        for (uint32_t j = 0; j < k; j++)
+            found[n_found + j] = (FileJob){.path = paths[j], .opts = jobs[0].opts, .key = cache ? config_abspath(paths[j]) : NULL};
+        lint_all(found + n_found, k, nthreads, cache);
+        for (uint32_t j = 0; j < k; j++) {
+            uint32_t idx = project_add(p);
+            if (found[n_found + j].done) project_set(p, idx, paths[j], &found[n_found + j].res);
+        }
+        n_found += k;
+    }
+    uint32_t total = n + n_found;
+    uint32_t *which = gl_calloc(total, sizeof *which);
+    FileJob *again = gl_calloc(total, sizeof *again);
     while ((k = project_next_round(p, which)) != 0) {
         for (uint32_t j = 0; j < k; j++) {
-            const FileJob *old = &jobs[which[j]];
+            const FileJob *old = project_job(jobs, n, found, which[j]);
             again[j] = (FileJob){.path = old->path, .opts = old->opts, .key = old->key, .src = old->src, .len = old->len};
             project_attach(p, which[j], &again[j].opts);
             again[j].ext_hash = ext_key(&again[j].opts, &old->res);
         }
         lint_all(again, k, nthreads, cache);
         for (uint32_t j = 0; j < k; j++) {
-            FileJob *old = &jobs[which[j]];
+            FileJob *old = project_job(jobs, n, found, which[j]);
             if (!again[j].done) {
                 lint_result_free(&again[j].res);
                 continue; /* keep the first lint's result */
@@ -314,6 +336,12 @@ static void lint_project(FileJob *jobs, uint32_t n, int nthreads, Cache *cache, 
             project_set(p, which[j], old->path, &old->res);
         }
     }
+    for (uint32_t j = 0; j < n_found; j++) {
+        lint_result_free(&found[j].res);
+        gl_free(found[j].src);
+        gl_free(found[j].key);
+    }
+    gl_free(found);
     gl_free(again);
     gl_free(which);
     if (keep) *keep = p;

@@ -12,12 +12,21 @@
 #include "engine/engine.h"
 
 #define PROJECT_MAX_ROUNDS 3
+#define PROJECT_MAX_FOUND 256   /* helper files read from disk per run, at most */
+#define PROJECT_SEARCH_LEVELS 8 /* folders searched upward for an absolute import's module */
 
 typedef struct Project Project;
 
-/* A project of n files. */
+/* A project of n files (indices 0..n-1). */
 Project *project_new(uint32_t n);
 void project_free(Project *p);
+/* One more file; returns its index. */
+uint32_t project_add(Project *p);
+/* The files on disk that define imported names the project's files call but no file of the project
+ * defines (found as Python would: see project__find_module), each once, in a stable order. The
+ * caller lints them for their summaries (not their findings), adds them with project_add and
+ * project_set, and may ask again (helpers of helpers). Returns how many; *paths lives as long as p. */
+uint32_t project_missing(Project *p, const char ***paths);
 /* Records what file i's latest lint exported and called. The project copies what it keeps; r can be
  * freed after the call. */
 void project_set(Project *p, uint32_t i, const char *path, const LintResult *r);

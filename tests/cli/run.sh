@@ -655,16 +655,73 @@ case_trace_facts() {
 case_project_summaries() {
     local root=$OLDPWD d
     d=$root/fixtures/rules/GL101/project_loss_helper
-    gl check --no-color --output-format concise "$d/pos_train.py"
-    [[ $RC = 0 ]] || { fail "$1" "alone: $(why)"; return; }
     gl check --no-color --output-format concise "$d/pos_train.py" "$d/losses.py"
     [[ $RC = 1 && $OUT == *"pos_train.py:21:13: GL101"* ]] || { fail "$1" "together: $(why)"; return; }
+    local both=$OUT
+    # alone, the helper is read from disk: the same findings (pre-commit passes only changed files)
+    gl check --no-color --output-format concise "$d/pos_train.py"
+    [[ $RC = 1 && $OUT == "$both" ]] || { fail "$1" "alone differs from together: $(why)"; return; }
     gl check --no-color --output-format concise -j 1 "$d"
     local one=$OUT
     gl check --no-color --output-format concise -j 3 "$d"
     [[ $OUT == "$one" ]] || { fail "$1" "-j 1 and -j 3 differ: $(why)"; return; }
     gl debug summaries "$d/losses.py"
     [[ $OUT == *"lm_loss -> tensor, may-grad"*"calls parameter 1"* ]] || { fail "$1" "summary: $(why)"; return; }
+    ok "$1"
+}
+# Helpers found on disk: used for their summaries, never reported; Python's search (the caller's
+# folder, then the folders above it up to the project's root) and no further.
+case_project_disk_helpers() {
+    mkdir -p disk/outer/proj/sub
+    cat >disk/outer/proj/sub/helpers.py <<'EOF'
+import torch
+
+
+def step_loss(model, x):
+    return model(x).sum()
+
+
+def noisy(model, loader):
+    total = 0
+    for x in loader:
+        loss = model(x).sum()
+        loss.backward()
+        total += loss
+    return total
+EOF
+    cat >disk/outer/proj/sub/train.py <<'EOF'
+import torch
+from helpers import step_loss
+
+
+def train(loader):
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    agg = 0
+    for x in loader:
+        opt.zero_grad()
+        loss = step_loss(model, x)
+        loss.backward()
+        opt.step()
+        agg += step_loss(model, x)
+    return agg
+EOF
+    # the same helper name above the project's root (pyproject.toml) is not on its path
+    cp disk/outer/proj/sub/train.py disk/outer/proj/train2.py
+    cp disk/outer/proj/sub/helpers.py disk/outer/helpers.py
+    : >disk/outer/proj/pyproject.toml
+    gl check --no-cache --no-color --output-format concise disk/outer/proj/sub/train.py
+    [[ $RC = 1 && $OUT == *"train.py:14:9: GL101"* ]] || { fail "$1" "helper on disk not used: $(why)"; return; }
+    [[ $OUT != *helpers.py* ]] || { fail "$1" "the helper's own findings were reported: $(why)"; return; }
+    gl check --no-cache --no-color --output-format concise disk/outer/proj/train2.py
+    [[ $RC = 0 ]] || { fail "$1" "a helper above the project root was used: $(why)"; return; }
+    # with the cache: a warm run gives the same, and a changed helper changes the result
+    gl check --no-color --output-format concise disk/outer/proj/sub/train.py
+    gl check --no-color --output-format concise disk/outer/proj/sub/train.py
+    [[ $RC = 1 && $OUT == *"train.py:14:9: GL101"* ]] || { fail "$1" "warm cache: $(why)"; return; }
+    sed -i 's/return model(x).sum()/return model(x).sum().item()/' disk/outer/proj/sub/helpers.py
+    gl check --no-color --output-format concise disk/outer/proj/sub/train.py
+    [[ $RC = 0 ]] || { fail "$1" "stale summary after the helper changed: $(why)"; return; }
     ok "$1"
 }
 case_no_color_env() {
@@ -764,6 +821,7 @@ cli-8.8|case_trace
 cli-8.9|case_no_color_env
 cli-8.10|case_trace_facts
 cli-8.11|case_project_summaries
+cli-8.12|case_project_disk_helpers
 cli-9.1|case_nested_class_module
 EOF
 )
