@@ -227,6 +227,7 @@ class Tensor {
   Tensor& operator/=(Scalar other);
   Tensor operator-() const;
 };
+std::ostream& operator<<(std::ostream& out, const Tensor& t);
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator+(const Tensor& a, Scalar b);
 Tensor operator+(Scalar a, const Tensor& b);

@@ -95,15 +95,8 @@ void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...)
 
 void rule_fix(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, uint32_t start, uint32_t end, const char *text)
 {
-    Fix *fx = ARENA_NEW(c->arena, Fix);
-    fx->message = arena_strdup(c->arena, msg);
-    fx->safety = safety;
-    fx->edits = ARENA_NEW(c->arena, Edit);
-    fx->edits[0].start = start;
-    fx->edits[0].end = end;
-    fx->edits[0].text = arena_strdup(c->arena, text);
-    fx->n_edits = 1;
-    d->fix = fx;
+    Edit e = {start, end, text};
+    rule_fix_edits(c, d, safety, msg, &e, 1); /* one path, so the C++ check holds for every fix */
 }
 
 const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op)
@@ -115,6 +108,30 @@ const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op)
 
 uint32_t rule_line(Span s) { return s.row + 1; }
 
+const char *rule_no_grad_name(const RuleCtx *c) { return c->cxx ? "torch::NoGradGuard" : "torch.no_grad()"; }
+
+const char *rule_no_grad_stmt(const RuleCtx *c)
+{
+    return c->cxx ? "`torch::NoGradGuard no_grad;` (or `c10::InferenceMode guard;`) at the top of the block"
+                  : "`with torch.no_grad():`";
+}
+
+const char *rule_true(const RuleCtx *c) { return c->cxx ? "true" : "True"; }
+
+const char *rule_func_name(RuleCtx *c, const char *qualname)
+{
+    if (!c->cxx || !strchr(qualname, '.')) return qualname;
+    StrBuf b;
+    sb_init(&b);
+    for (const char *p = qualname; *p; p++) {
+        if (*p == '.') sb_puts(&b, "::");
+        else sb_putc(&b, *p);
+    }
+    const char *r = arena_strndup(c->arena, b.data, b.len);
+    sb_free(&b);
+    return r;
+}
+
 void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText *t)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -125,22 +142,24 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
             uint32_t loop;
             if (!rule_runs_per_step(c, f, i, &loop)) continue;
             Diag *d;
+            /* C++ spells it many ways (c10::cuda::CUDACachingAllocator::emptyCache()): name the call written */
+            const char *call = c->cxx ? rule_text(c, f, i) : t->call;
             if (loop != IR_NONE) {
                 const IrLoop *l = &f->loops.items[loop];
                 d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every iteration of the %s loop at line %u%s: %s",
-                                t->call, df_loop_kind_name(l->kind), rule_line(l->span),
+                                call, df_loop_kind_name(l->kind), rule_line(l->span),
                                 t->module_note && l->in_module_method ? " (inside a Module method, so every step)" : "",
                                 t->why_loop);
                 rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
             } else {
                 d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every step: `%s` is called from a training loop%s",
-                                t->call, f->qualname, t->why_func);
+                                call, rule_func_name(c, f->qualname), t->why_func);
             }
             rule_hint(c, d, "%s", t->hint);
             uint32_t rs, re;
             const char *text;
             if ((o->flags & IR_F_STMT) && rule_stmt_removal(c, o->span, &rs, &re, &text))
-                rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Remove `%s`", t->call), rs, re, text);
+                rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Remove `%s`", call), rs, re, text);
         }
     }
 }
@@ -228,15 +247,21 @@ static bool lang_skip_binary(const char *src, size_t len)
     return memchr(src, 0, n) != NULL && memchr(src, '\n', n) == NULL;
 }
 
-/* Hints and fixes are written the Python way; in C++ a 0-dim tensor's value is `.item<float>()`
- * (`.item()` returns a c10::Scalar, which does not add to a float). */
+/* What rules share between the languages is written the Python way; in C++ a 0-dim tensor's value
+ * is `.item().toFloat()` (`.item()` returns a c10::Scalar, which does not add to a float; not
+ * `.item<float>()`, which needs `.template` where the tensor's type is dependent), and the
+ * front end's `self.x` (a member, implicit or through this) is `this->x`. Rules word the rest for
+ * C++ themselves (rule_no_grad_name, rule_func_name). */
+static bool engine__ident_char(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
+
 static const char *engine__cxx_text(Arena *a, const char *s)
 {
-    if (!s || !strstr(s, ".item()")) return s;
+    if (!s || (!strstr(s, ".item()") && !strstr(s, "self."))) return s;
     StrBuf b;
     sb_init(&b);
     for (const char *p = s; *p;) {
-        if (!strncmp(p, ".item()", 7)) sb_puts(&b, ".item<float>()"), p += 7;
+        if (!strncmp(p, ".item()", 7)) sb_puts(&b, ".item().toFloat()"), p += 7;
+        else if (!strncmp(p, "self.", 5) && (p == s || !engine__ident_char(p[-1]))) sb_puts(&b, "this->"), p += 5;
         else sb_putc(&b, *p++);
     }
     const char *r = arena_strndup(a, b.data, b.len);
@@ -248,7 +273,9 @@ static void engine__cxx_spelling(Arena *a, DiagList *diags)
 {
     for (uint32_t i = 0; i < diags->len; i++) {
         Diag *d = &diags->items[i];
+        d->message = engine__cxx_text(a, d->message);
         d->hint = engine__cxx_text(a, d->hint);
+        for (uint32_t k = 0; k < d->n_related; k++) d->related[k].message = engine__cxx_text(a, d->related[k].message);
         if (!d->fix) continue;
         d->fix->message = engine__cxx_text(a, d->fix->message);
         for (uint32_t k = 0; k < d->fix->n_edits; k++) d->fix->edits[k].text = engine__cxx_text(a, d->fix->edits[k].text);
@@ -437,6 +464,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
         if (cr.n_errors || cr.truncated) {
             /* broken or unresolvable code is not a tool failure: clang recovers, we lint its AST */
             out->syntax_error = true;
+            out->n_syntax_errors = cr.n_errors; /* fix_file reverts a fix that adds a clang error */
             out->notes = cr.n_errors
                 ? arena_printf(&out->arena, "%u clang error%s (first: %s; parsed against %s): linted as far as the AST allows",
                                cr.n_errors, cr.n_errors == 1 ? "" : "s", cr.first_error ? cr.first_error : "?",
@@ -474,7 +502,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     df_analyse(&m, &fx);
     engine__project_facts(&m, &fx, out);
     gl_ctx_stage("rules");
-    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0, &scratch, NULL, NULL, false};
+    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0, &scratch, NULL, NULL, false, lang == LANG_CXX};
     for (int i = 0; i < RULE_COUNT; i++) {
         if (!o->rules.on[i] || i == RULE_GL901) continue;
         c.rule = (RuleId)i;

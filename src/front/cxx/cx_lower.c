@@ -643,6 +643,31 @@ static bool cx__std_fn(Lower *L, CXCursor ref, const char *name)
     return q && !strncmp(q, "std::", 5) && !strcmp(q + 5, name);
 }
 
+/* The declaration a dependent call names (in a template, std::get<0>(hc) where hc's type depends
+ * on a template parameter references nothing; its callee names the candidate declarations). */
+static CXCursor cx__dependent_callee(Lower *L, CXCursor callee_expr)
+{
+    CXCursor callee = cx__unwrap(L, callee_expr);
+    enum CXCursorKind ck = A->clang_getCursorKind(callee);
+    if (ck == CXCursor_OverloadedDeclRef && A->clang_getNumOverloadedDecls(callee) > 0)
+        return A->clang_getOverloadedDecl(callee, 0);
+    if (ck == CXCursor_DeclRefExpr) return A->clang_getCursorReferenced(callee);
+    return A->clang_getNullCursor();
+}
+
+/* What a call expression calls: its referenced declaration, or for a dependent call the one its
+ * callee names. */
+static CXCursor cx__call_decl(Lower *L, CXCursor call)
+{
+    CXCursor r = A->clang_getCursorReferenced(call);
+    if (!A->clang_Cursor_isNull(r)) return r;
+    uint32_t first = cx__children(L, call);
+    CXCursor callee = first < L->kids.len ? L->kids.items[first] : r;
+    bool has = first < L->kids.len && cx__is_expr(callee);
+    L->kids.len = first;
+    return has ? cx__dependent_callee(L, callee) : r;
+}
+
 static void cx__expr(Lower *L, const Work *w, Schedule *s)
 {
     CXCursor c = w->c;
@@ -814,7 +839,12 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
         for (uint32_t i = first; i < L->kids.len; i++)
             if (cx__is_expr(L->kids.items[i])) kids[n++] = L->kids.items[i];
         L->kids.len = first;
-        bool make = rk == CXCursor_FunctionDecl && (cx__std_fn(L, r, "make_shared") || cx__std_fn(L, r, "make_unique"));
+        if (A->clang_Cursor_isNull(r) && n > 0) {
+            r = cx__dependent_callee(L, kids[0]);
+            rk = A->clang_Cursor_isNull(r) ? CXCursor_InvalidFile : A->clang_getCursorKind(r);
+        }
+        bool is_fn = rk == CXCursor_FunctionDecl || rk == CXCursor_FunctionTemplate;
+        bool make = is_fn && (cx__std_fn(L, r, "make_shared") || cx__std_fn(L, r, "make_unique"));
         if (rk == CXCursor_Constructor || make) {
             TyInfo ti = cx__classify(L, A->clang_getCursorType(c));
             uint32_t nargs = make && n ? n - 1 : n;
@@ -869,6 +899,18 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
         if (cx__std_fn(L, r, "move") || cx__std_fn(L, r, "forward")) {
             if (n >= 2) sched(s, W_EXPR, kids[1], sp, d);
             else push_val(L, cx__const(L, sp, CONST_OTHER, NULL));
+            return;
+        }
+        /* std::make_tuple(h, c), std::make_pair, std::forward_as_tuple: a tuple of the arguments, so
+         * the state it packs keeps its graph (as Python's (h, c)) */
+        if (is_fn && (cx__std_fn(L, r, "make_tuple") || cx__std_fn(L, r, "make_pair") ||
+                      cx__std_fn(L, r, "forward_as_tuple"))) {
+            uint32_t vb = L->vals.len;
+            for (uint32_t i = 1; i < n; i++) sched(s, W_EXPR, kids[i], sp, d);
+            Work x;
+            memset(&x, 0, sizeof x);
+            x.kind = W_EXIT, x.c = c, x.span = sp, x.aux = IR_BUILD, x.aux2 = BUILD_TUPLE, x.vbase = vb;
+            array_push(s, x);
             return;
         }
         uint32_t vb = L->vals.len;
@@ -1091,7 +1133,7 @@ static void cx__target(Lower *L, const Work *w, Schedule *s)
         sched_act(s, A_SET_ITEM, c, sp, value, 0);
         return;
     }
-    if (k == CXCursor_CallExpr && cx__std_fn(L, A->clang_getCursorReferenced(c), "tie")) {
+    if (k == CXCursor_CallExpr && cx__std_fn(L, cx__call_decl(L, c), "tie")) {
         /* std::tie(a, b) = f(): each name gets an element */
         uint32_t first = cx__children(L, c);
         uint32_t idx = 0;
