@@ -3,7 +3,11 @@
  * ## What it does
  * Flags `outputs.append(value)`, `.extend`, `.insert`, `history[key] = value` and
  * `outputs += [value]` inside a training, evaluation or sampling loop when the container lives
- * across the loop's iterations and `value` carries an autograd graph.
+ * across the loop's iterations and `value` carries an autograd graph. Also flags
+ * `self.history.append(loss)` in a method that runs once per training step (one that a step loop
+ * calls, or Lightning's `training_step`) when the method does not start the list again: the object
+ * outlives every call. For `metrics[key] += value`, only `value` counts: the element already held
+ * was reported where its graph came in.
  *
  * ## Why is this bad?
  * Every stored tensor keeps its whole graph, and with it the saved activations of its iteration,
@@ -36,6 +40,58 @@
  */
 #include "engine/rule_ctx.h"
 
+/* The attribute name when op is `self.<name>` in a method of self's class, else NULL. */
+static const char *self_attr(RuleCtx *c, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_ATTR || o->a == IR_NONE || f->cls == IR_NONE || !o->name) return NULL;
+    const AVal *base = &c->fx->funcs[f->index].val[o->a];
+    bool self = (base->kind == VK_MODULE || base->kind == VK_OBJECT) && base->ref == f->cls;
+    return self ? o->name : NULL;
+}
+
+/* `self.losses.append(loss)` in a method that runs once per training step (called from a step
+ * loop, or Lightning's training_step): the object outlives the call, so the list grows every step
+ * unless the method itself starts it again. */
+static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op,
+                                  const char *how)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const AVal *v = &ff->val[val_op];
+    const char *attr = self_attr(c, f, cont_op);
+    if (!attr || !ff->runs_per_step || v->grad < G_POST) return;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_SET_ATTR && o->name && !strcmp(o->name, attr) && ff->reached[i]) return; /* reset per call */
+        if (o->kind == IR_CALL && ff->reached[i]) {
+            const char *m = df_method_name(f, i);
+            uint32_t r = df_receiver(f, i);
+            if (m && r != IR_NONE && (!strcmp(m, "clear") || !strcmp(m, "pop")) && self_attr(c, f, r) &&
+                !strcmp(self_attr(c, f, r), attr))
+                return;
+        }
+    }
+    bool live = v->grad == G_LIVE;
+    const char *vt = rule_text(c, f, val_op);
+    bool hook = !strcmp(f->name, "training_step");
+    Diag *d = rule_report(c, f->ops.items[at].span, live ? SEV_ERROR : SEV_WARNING,
+                          "'self.%s' collects tensors that carry an autograd graph: '%s' is %s 'self.%s', which "
+                          "lives on the object while `%s` runs every training step (%s); %s",
+                          attr, vt, how, attr, f->qualname,
+                          hook ? "Lightning calls training_step once per batch" : "it is called from a training loop",
+                          live ? "every step's activations stay on the device"
+                               : "it was added after backward(), so autograd nodes pile up on the host");
+    d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;
+    if (v->src != IR_NONE && v->src < f->ops.len)
+        rule_related(c, d, f->ops.items[v->src].span, "the graph comes from '%s'", rule_text(c, f, v->src));
+    rule_trace_value(c, d, f, "collected value", val_op, v);
+    rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar)", vt);
+    const IrOp *vo = &f->ops.items[val_op];
+    if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
+        rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Store '%s.detach()'", vt), vo->span.start, vo->span.end,
+                 arena_printf(c->arena, "%s.detach()", vt));
+}
+
 static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op, const char *how)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
@@ -47,7 +103,10 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     for (uint32_t k = cont_op; k != IR_NONE && f->ops.items[k].kind == IR_ITEM; k = f->ops.items[k].a)
         cont = &ff->val[f->ops.items[k].a];
     uint32_t loop = df_outliving_loop(f, cont, ir_op_loop(f, at), true);
-    if (loop == IR_NONE) return;
+    if (loop == IR_NONE) {
+        object_store_per_step(c, f, at, cont_op, val_op, how);
+        return;
+    }
     const IrLoop *l = &f->loops.items[loop];
     const AVal *back = ff->backedge[loop] ? &ff->backedge[loop][var] : NULL;
     uint8_t g = back ? back->elem : GL_MAX(v->grad, v->elem);
@@ -143,7 +202,14 @@ void rule_GL102(RuleCtx *c)
             } else if (o->kind == IR_SET_ITEM && o->a != IR_NONE && o->c != IR_NONE) {
                 const AVal *cv = &ff->val[o->a];
                 if (cv->kind != VK_CONTAINER && cv->kind != VK_UNKNOWN) continue;
-                report(c, f, i, o->a, o->c, "stored in");
+                /* `stats[k] += v`: the element already held is the container's (reported where its
+                 * graph came in); only v can bring a new one */
+                uint32_t val = o->c;
+                const IrOp *vo = &f->ops.items[val];
+                if (vo->kind == IR_BINOP && (vo->flags & IR_F_AUG) && vo->a != IR_NONE && vo->b != IR_NONE &&
+                    f->ops.items[vo->a].kind == IR_ITEM && df_root_var(f, vo->a) == df_root_var(f, o->a))
+                    val = vo->b;
+                report(c, f, i, o->a, val, "stored in");
             } else if (o->kind == IR_BINOP && (o->flags & IR_F_AUG) && o->aux == BIN_ADD && o->a != IR_NONE) {
                 if (ff->val[o->a].kind != VK_CONTAINER) continue;
                 report(c, f, i, o->a, o->b, "added to");

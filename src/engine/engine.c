@@ -152,8 +152,12 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
                                 t->why_loop);
                 rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
             } else {
-                d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every step: `%s` is called from a training loop%s",
-                                call, rule_func_name(c, f->qualname), t->why_func);
+                d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every step: `%s` %s%s", call,
+                                rule_func_name(c, f->qualname),
+                                !strcmp(f->name, "training_step") && f->cls != IR_NONE
+                                    ? "is Lightning's training_step, called once per batch"
+                                    : "is called from a training loop",
+                                t->why_func);
             }
             rule_hint(c, d, "%s", t->hint);
             uint32_t rs, re;

@@ -75,6 +75,33 @@ static ApiEffect api_method(const char *name)
 }
 
 /* Methods that only modules (and optimizers) have: evidence that an unknown object is a model. */
+/* The function of method name in local class cls, or IR_NONE. */
+static uint32_t df__class_method(const IrModule *m, uint32_t cls, const char *name)
+{
+    const IrClass *c = m->classes.items[cls];
+    for (uint32_t k = 0; k < c->methods.len; k++)
+        if (!strcmp(m->funcs.items[c->methods.items[k]]->name, name)) return c->methods.items[k];
+    return IR_NONE;
+}
+
+/* The function of the file that call op runs: a local function, or a method of a local class
+ * called on one of its objects (self.train_step(batch)); IR_NONE when unknown. */
+static uint32_t df__call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op)
+{
+    const FuncFacts *ff = &fx->funcs[f->index];
+    const IrOp *o = &f->ops.items[op];
+    if (o->a == IR_NONE) return IR_NONE;
+    const AVal *cv = &ff->val[o->a];
+    if (cv->kind == VK_FUNC) return cv->ref != IR_NONE && cv->ref < m->funcs.len ? cv->ref : IR_NONE;
+    const char *method = df_method_name(f, op);
+    uint32_t r = df_receiver(f, op);
+    if (!method || r == IR_NONE) return IR_NONE;
+    const AVal *rv = &ff->val[r];
+    if ((rv->kind != VK_OBJECT && rv->kind != VK_MODULE) || rv->ref == IR_NONE || rv->ref >= m->classes.len)
+        return IR_NONE;
+    return df__class_method(m, rv->ref, method);
+}
+
 static bool df__module_method(const char *name)
 {
     static const char *const names[] = {
@@ -662,6 +689,18 @@ static AVal df_call(Interp *I, uint32_t op)
             }
             r.kind = VK_UNKNOWN;
             return r;
+        }
+        if (recv.kind == VK_OBJECT && recv.ref != IR_NONE && recv.ref < I->m->classes.len) {
+            /* a method of a local class (a Trainer): its summary */
+            uint32_t mi = df__class_method(I->m, recv.ref, method);
+            if (mi != IR_NONE) {
+                AVal pos[16];
+                uint32_t np = 0;
+                pos[np++] = recv;
+                for (uint32_t i = 0; i < nargs && np < 16; i++)
+                    if (!f->kw.items[o->args + i]) pos[np++] = args[i];
+                return df__call_local(I, op, mi, pos, np);
+            }
         }
         if (recv.kind == VK_MODREF || recv.kind == VK_SCALAR || recv.kind == VK_NONE ||
             recv.kind == VK_OBJECT || recv.kind == VK_LOADER) {
@@ -1412,6 +1451,42 @@ static bool df__backward_after(const IrFunc *f, const FuncFacts *ff, const IrLoo
     return false;
 }
 
+/* Functions that make one training step per call: a reached backward() or optimizer step in their
+ * body outside any loop of their own, or such a call to a function of the file that does (a few
+ * levels). One with its step inside a loop is a whole training run, not a step. */
+static void df__mark_training_funcs(const IrModule *m, Facts *fx)
+{
+    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        FuncFacts *ff = &fx->funcs[fi];
+        if (fi == 0 || !ff->analysed) continue; /* the module body is not called */
+        for (uint32_t op = 0; op < f->ops.len && !ff->trains; op++) {
+            const IrOp *o = &f->ops.items[op];
+            if (o->kind != IR_CALL || !ff->reached[op]) continue;
+            const char *mname = df_method_name(f, op);
+            uint32_t r = df_receiver(f, op);
+            bool opt_step = mname && !strcmp(mname, "step") && r != IR_NONE && ff->val[r].kind == VK_OPTIM;
+            /* one step per call: a backward inside a loop of its own makes it a whole training run */
+            if ((df_is_backward_call(f, op) || opt_step) && ir_op_loop(f, op) == IR_NONE) ff->trains = 1;
+        }
+    }
+    for (int pass = 0; pass < 4; pass++) {
+        bool changed = false;
+        for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
+            const IrFunc *f = m->funcs.items[fi];
+            FuncFacts *ff = &fx->funcs[fi];
+            if (ff->trains || !ff->analysed) continue;
+            for (uint32_t op = 0; op < f->ops.len && !ff->trains; op++) {
+                const IrOp *o = &f->ops.items[op];
+                if (o->kind != IR_CALL || !ff->reached[op] || ir_op_loop(f, op) != IR_NONE) continue;
+                uint32_t t = df__call_target(m, fx, f, op);
+                if (t != IR_NONE && t != fi && fx->funcs[t].trains) ff->trains = 1, changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+}
+
 static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
 {
     FuncFacts *ff = &fx->funcs[f->index];
@@ -1437,6 +1512,8 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             const AVal *callee = &ff->val[o->a];
             bool invariant = callee->def == IR_NONE || !ir_loop_contains(f, li, callee->def) || callee->carried == li ||
                              callee->kind == VK_MODREF || callee->kind == VK_FUNC;
+            uint32_t target = df__call_target(m, fx, f, op);
+            if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
             if (df_is_module_call(fx, f, op) && invariant) {
                 l->has_model_call = 1;
                 for (uint32_t k = 0; k < o->nargs; k++) {
@@ -1458,6 +1535,7 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         else if (parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP) l->kind = LOOP_SEQUENCE;
         else if (parent && parent->kind == LOOP_SEQUENCE) l->kind = LOOP_SEQUENCE;
         else if (!(it && it->kind == VK_LOADER) && df__backward_after(f, ff, l)) l->kind = LOOP_SEQUENCE;
+        else if (l->has_step_call) l->kind = LOOP_STEP; /* calls a step function: train_step(batch) */
         else if (l->has_feedback) l->kind = LOOP_FEEDBACK;
         else if (it && it->kind == VK_LOADER) l->kind = LOOP_STEP;
         else if (it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)))) l->kind = LOOP_SEQUENCE;
@@ -1521,8 +1599,17 @@ void df_analyse(const IrModule *m, Facts *out)
     for (uint32_t i = 0; i < m->classes.len; i++)
         if (m->classes.items[i]->init != IR_NONE) df_analyse_func(out, m->classes.items[i]->init, 0, NULL, 0);
     for (uint32_t i = 0; i < m->funcs.len; i++) df_analyse_func(out, i, 0, NULL, 0);
+    df__mark_training_funcs(m, out);
     for (uint32_t i = 0; i < m->funcs.len; i++) df_classify_loops(m, out, m->funcs.items[i]);
-    /* functions that run every step: called from a step loop (transitively, a few levels) */
+    /* functions that run every step: Lightning's training_step (the framework's step loop calls it
+     * with grad on; its validation/test/predict steps run under no_grad), and what a step loop
+     * calls (transitively, a few levels) */
+    for (uint32_t i = 0; i < m->classes.len; i++) {
+        const IrClass *c = m->classes.items[i];
+        if (!c->is_module) continue;
+        uint32_t ts = df__class_method(m, i, "training_step");
+        if (ts != IR_NONE) out->funcs[ts].runs_per_step = 1;
+    }
     for (int pass = 0; pass < 4; pass++) {
         for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
             const IrFunc *f = m->funcs.items[fi];
@@ -1535,9 +1622,8 @@ void df_analyse(const IrModule *m, Facts *out)
                 for (uint32_t k = l; k != IR_NONE && !per_step; k = f->loops.items[k].parent)
                     if (f->loops.items[k].kind == LOOP_STEP) per_step = true;
                 if (!per_step) continue;
-                const AVal *cv = &ff->val[o->a];
-                if (cv->kind == VK_FUNC && cv->ref != IR_NONE && cv->ref < m->funcs.len)
-                    out->funcs[cv->ref].runs_per_step = 1;
+                uint32_t t = df__call_target(m, out, f, op);
+                if (t != IR_NONE) out->funcs[t].runs_per_step = 1;
             }
         }
     }

@@ -58,6 +58,8 @@ typedef struct FuncFacts {
     AVal ret;           /* join of returned values */
     uint8_t analysed, in_progress, runs_per_step;
     uint8_t calls_zero_grad; /* resets .grad somewhere (zero_grad(), p.grad = None) */
+    uint8_t trains;     /* calls backward() or steps an optimizer, itself or in a function it calls:
+                         * a loop that calls it is a step loop (`for b in loader: train_step(b)`) */
 } FuncFacts;
 
 typedef struct ClassFacts {
