@@ -1123,6 +1123,22 @@ static void df_step(Interp *I, uint32_t op)
 }
 
 /* Control flow: regions. Returns the next op to interpret. */
+/* `if x is not None:` — x is None where the test fails (pre: the environment that path starts
+ * from); `if x is None:` — x is None inside. So `if h is not None: h = h.detach()` detaches on
+ * every path that has a state, and the first iteration's None carries no graph. */
+static void df__refine_none_test(Interp *I, const IrOp *o, AVal *pre)
+{
+    if (o->kind != IR_IF || o->a == IR_NONE) return;
+    const IrOp *c = OP(I, o->a);
+    if (c->kind != IR_COMPARE || !c->name || c->a == IR_NONE || c->b == IR_NONE) return;
+    const IrOp *x = OP(I, c->a), *y = OP(I, c->b);
+    if (x->kind != IR_LOAD || x->var == IR_NONE || x->var >= I->nvars || y->kind != IR_CONST || y->aux != CONST_NONE)
+        return;
+    AVal none = aval(VK_NONE, G_NONE, o->a);
+    if (!strcmp(c->name, "is not")) pre[x->var] = none;
+    else if (!strcmp(c->name, "is")) I->env[x->var] = none;
+}
+
 static uint32_t df_control(Interp *I, uint32_t op)
 {
     const IrOp *o = OP(I, op);
@@ -1136,6 +1152,7 @@ static uint32_t df_control(Interp *I, uint32_t op)
         r.pre = env_copy(I, I->env);
         r.pre_dead = I->dead;
         r.alt_dead = true;
+        df__refine_none_test(I, o, r.pre);
         array_push(&I->regions, r);
         return op + 1;
     }
@@ -1278,6 +1295,34 @@ static uint32_t df_control(Interp *I, uint32_t op)
     }
 }
 
+/* In a function that calls backward(): a variable called inside a loop with its own previous
+ * result (`out, state = model(x, state)`, `h = rnn(x, h)`) is a recurrent model, even when it is a
+ * parameter the function never calls a Module method on. */
+static void df__prescan_feedback_calls(Interp *I)
+{
+    const IrFunc *f = I->f;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || o->a == IR_NONE || ir_op_loop(f, i) == IR_NONE) continue;
+        const IrOp *callee = &f->ops.items[o->a];
+        if (callee->kind != IR_LOAD || callee->var == IR_NONE || callee->var >= I->nvars) continue;
+        /* the variables the call's result is stored to (directly, or unpacked) right after it */
+        uint32_t stored[8], ns = 0;
+        for (uint32_t k = i + 1; k < f->ops.len && k < i + 32 && ns < ARRAY_LEN(stored); k++) {
+            const IrOp *s = &f->ops.items[k];
+            if (s->kind == IR_STORE && s->var != IR_NONE &&
+                (s->a == i || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK && f->ops.items[s->a].a == i)))
+                stored[ns++] = s->var;
+        }
+        for (uint32_t a = 0; a < o->nargs; a++) {
+            const IrOp *arg = &f->ops.items[f->args.items[o->args + a]];
+            if (arg->kind != IR_LOAD || arg->var == IR_NONE || arg->var == callee->var) continue;
+            for (uint32_t k = 0; k < ns; k++)
+                if (stored[k] == arg->var) I->module_vars[callee->var] = 1;
+        }
+    }
+}
+
 static void df__prescan(Interp *I)
 {
     const IrFunc *f = I->f;
@@ -1294,9 +1339,12 @@ static void df__prescan(Interp *I)
         if (df__module_method(m) || strstr(m, "hidden")) I->module_vars[var] = 1;
         if (!strcmp(m, "zero_grad")) I->ff->calls_zero_grad = 1;
     }
+    bool trains = false;
+    for (uint32_t v = 0; v < I->nvars && !trains; v++) trains = I->backward_vars[v] != 0;
     for (uint32_t v = 0; v < I->nvars; v++)
         if (I->backward_vars[v] & 1) I->backward_vars[v] = 1;
         else I->backward_vars[v] = 0;
+    if (trains) df__prescan_feedback_calls(I);
 }
 
 static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints, uint32_t nhints)
