@@ -284,7 +284,7 @@ static json_t *lsp__fix_all_edits(LspServer *s, const LspDoc *d, uint32_t *n_fix
     FixOptions fo;
     fix_options_default(&fo);
     FixOutcome r;
-    if (fix_file(d->path, d->text.data, d->text.len, LANG_PYTHON, &lo, &fo, &r) != 0) return NULL;
+    if (fix_file(d->path, d->text.data, d->text.len, d->lang, &lo, &fo, &r) != 0) return NULL;
     json_t *edits = NULL;
     if (r.reverted) {
         fprintf(stderr, "gradleak lsp: fix-all not offered for %s: %s\n", d->path, r.error);

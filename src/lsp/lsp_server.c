@@ -115,6 +115,16 @@ void lsp_ensure_linted(LspServer *s, LspDoc *d)
     if (!d->dirty && d->has_result) return;
     LintOptions o;
     lsp_doc_lint(d, lsp_options_for(s, d, &o));
+    if (d->lang == LANG_CXX && d->result.cxx == CXX_UNAVAILABLE && !s->cxx_warned) {
+        /* one clear message, not one per keystroke; Python documents are linted as before */
+        const char *why = "libclang is not available";
+        engine_cxx_available(&why);
+        s->cxx_warned = true;
+        lsp__log("C++ documents are not linted: %s", why);
+        lsp__notify(s, "window/showMessage", json_pack("{s:i,s:o}", "type", 2, "message",
+                                                       lsp_jstr(arena_printf(&d->result.arena,
+                                                                             "gradleak: C++ documents are not linted: %s", why))));
+    }
 }
 
 /* ---- output ---- */
