@@ -585,7 +585,8 @@ static const char *const lsp_usage =
     "Runs the gradleak language server on stdin/stdout (LSP 3.17, JSON-RPC with Content-Length\n"
     "framing). Editors start it themselves; see README.md for Neovim and VS Code-style setups.\n"
     "It publishes diagnostics as you type, offers each rule's fix, \"Disable GLxxx for this line\"\n"
-    "(a # noqa comment) and a fix-all source action, and shows a rule's documentation on hover.\n"
+    "(a # noqa comment; // NOLINT(GLxxx) in C++) and a fix-all source action, and shows a rule's\n"
+    "documentation on hover. Python and C++ (LibTorch) documents are linted.\n"
     "It never runs your code. Logs go to stderr.\n";
 
 int lsp_main(int argc, char **argv)
