@@ -36,6 +36,7 @@ send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId":
 send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
 send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": lang, "version": 1, "text": open(path).read()}}})
 got = False
+diags = []
 deadline = time.time() + 60
 while time.time() < deadline and not got:
     m = recv(deadline - time.time())
@@ -44,10 +45,25 @@ while time.time() < deadline and not got:
     if m.get("method") == "window/showMessage":
         print("message:", m["params"]["message"])
     if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri:
-        for d in m["params"]["diagnostics"]:
+        diags = m["params"]["diagnostics"]
+        for d in diags:
             print("diag: %s %d:%d" % (d.get("code"), d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1))
         got = True
 print("published" if got else "no diagnostics published")
+if got and diags:
+    d = diags[0]
+    send({"jsonrpc": "2.0", "id": 3, "method": "textDocument/codeAction", "params": {"textDocument": {"uri": uri},
+          "range": d["range"], "context": {"diagnostics": [d]}}})
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        m = recv(deadline - time.time())
+        if m is None:
+            break
+        if m.get("id") == 3:
+            for a in m.get("result") or []:
+                edits = [e["newText"] for es in ((a.get("edit") or {}).get("changes") or {}).values() for e in es]
+                print("action: %s | %s" % (a.get("title"), " ".join(edits)))
+            break
 send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
 send({"jsonrpc": "2.0", "method": "exit"})
 try:

@@ -142,8 +142,10 @@ if [ -z "$res" ] && [ -n "$want" ]; then ok "cxx-5 JSON and SARIF of a C++ findi
 
 # ---- cxx-6: the LSP on a .cpp document -----------------------------------------------------------
 lsp=$(timeout 90 python3 "$ROOT/tests/cxx/lsp_client.py" "$GL" "$ROOT/fixtures/rules/GL201/pos_cpp_cuda_discarded.cpp" cpp 2>/dev/null)
-if printf '%s\n' "$lsp" | grep -qx 'diag: GL201 6:3' && printf '%s\n' "$lsp" | grep -qx published; then
-    ok "cxx-6.1 LSP: didOpen of a .cpp document publishes its C++ diagnostics"
+if printf '%s\n' "$lsp" | grep -qx 'diag: GL201 6:3' && printf '%s\n' "$lsp" | grep -qx published &&
+    printf '%s\n' "$lsp" | grep -q '^action: Disable GL201 for this line |   // NOLINT(GL201)$' &&
+    printf '%s\n' "$lsp" | grep -q '^action: GL201: Assign the result to `x` | x = $'; then
+    ok "cxx-6.1 LSP: didOpen of a .cpp document publishes its C++ diagnostics; code actions in C++ (// NOLINT)"
 else
     fail cxx-6.1 "$lsp"
 fi
