@@ -212,6 +212,11 @@ static void lint_job(FileJob *j, Cache *cache)
     if (cache && j->key) {
         content = cache_hash64(j->src, j->len, 0);
         skey = settings_key(o, j->ext_hash);
+        if (engine_lang_of(j->path) == LANG_CXX) {
+            /* a C++ file's results also follow its compile flags and the headers it is parsed with */
+            uint64_t ck = engine_cxx_key(j->path, o);
+            skey = cache_hash64(&ck, sizeof ck, skey);
+        }
         void *blob;
         size_t n;
         if (cache_get(cache, j->key, skey, content, j->len, &blob, &n) == 1) {
@@ -549,9 +554,17 @@ static int cmd_check(int argc, char **argv)
         if (use_cache) j->key = config_abspath(j->path);
     }
     Cache *cache = NULL;
+    char *pch_dir = NULL;
     if (use_cache && files.len) {
         char *dir = cache_dir_default(top->root);
         cache = cache_open(dir);
+        if (cache_enabled(cache)) {
+            /* C++: the precompiled LibTorch headers live beside the results (keyed by flags and headers) */
+            size_t n = strlen(dir) + 8;
+            pch_dir = gl_malloc(n);
+            snprintf(pch_dir, n, "%s/pch", dir);
+            for (uint32_t i = 0; i < files.len; i++) jobsv[i].opts.cxx_pch_dir = pch_dir;
+        }
         gl_free(dir);
     }
     lint_all(jobsv, files.len, jobs, cache);
@@ -615,9 +628,13 @@ static int cmd_check(int argc, char **argv)
         engine_cxx_available(&why);
         fprintf(stderr, "gradleak: warning: %u C++ file%s not linted: %s\n", n_cxx_off, n_cxx_off == 1 ? "" : "s", why);
     }
-    if (n_cxx_stub)
-        fprintf(stderr, "gradleak: note: %u C++ file%s parsed against gradleak's LibTorch stub header (LibTorch headers "
-                "not found: set LIBTORCH, or give a compile_commands.json with -p)\n", n_cxx_stub, n_cxx_stub == 1 ? "" : "s");
+    if (n_cxx_stub) {
+        const char *force = getenv("GRADLEAK_CXX_HEADERS");
+        fprintf(stderr, "gradleak: note: %u C++ file%s parsed against gradleak's LibTorch stub header (%s)\n", n_cxx_stub,
+                n_cxx_stub == 1 ? "" : "s",
+                force && !strcmp(force, "stub") ? "GRADLEAK_CXX_HEADERS=stub"
+                                                : "LibTorch headers not found: set LIBTORCH, or give a compile_commands.json with -p");
+    }
     if (n_cxx_real)
         fprintf(stderr, "gradleak: note: %u C++ file%s parsed against the LibTorch headers\n", n_cxx_real,
                 n_cxx_real == 1 ? "" : "s");
@@ -687,6 +704,7 @@ static int cmd_check(int argc, char **argv)
         if (cache_warning(cache)) fprintf(stderr, "gradleak: warning: %s\n", cache_warning(cache));
         cache_close(cache);
     }
+    gl_free(pch_dir);
     for (uint32_t i = 0; i < files.len; i++) {
         gl_free(jobsv[i].src);
         gl_free(jobsv[i].key);

@@ -17,6 +17,7 @@ typedef struct LintOptions {
     bool trace;          /* attach dataflow traces to findings */
     uint32_t max_bytes;  /* files larger than this are skipped with a note (0 = default 8 MiB) */
     const char *cxx_compdb; /* C++: folder of compile_commands.json (-p); NULL = search upward */
+    const char *cxx_pch_dir; /* C++: where precompiled headers are kept; NULL = a private temporary folder */
     uint32_t parse_timeout_ms; /* a parse that takes longer is abandoned with a note (0 = ENGINE_PARSE_TIMEOUT_MS) */
     ExternLookup ext;    /* optional: summaries of functions in the other files linted together */
     void *ext_ctx;
@@ -66,6 +67,9 @@ void lint_result_free(LintResult *r);
 SourceLang engine_lang_of(const char *path);
 /* Is C++ linting available (libclang loadable)? On false, *why says what to install. */
 bool engine_cxx_available(const char **why);
+/* What decides a C++ file's results besides its bytes and the settings (compile flags, header
+ * mode, the LibTorch headers' identity, libclang's version), hashed: part of its cache key. */
+uint64_t engine_cxx_key(const char *path, const LintOptions *o);
 /* The comments of a file, for fixture expectations: into m (whose src/len/arena are set). */
 void engine_collect_comments(IrModule *m, SourceLang lang);
 /* Parses and lowers one file into m (for `debug ir`). Returns 0, or negative when the front end

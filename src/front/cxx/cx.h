@@ -13,6 +13,8 @@ typedef enum CxMode {
 
 typedef struct CxConfig {
     const char *compdb_dir; /* -p DIR: folder of compile_commands.json; NULL = search upward */
+    const char *pch_dir;    /* where precompiled headers are kept (the cache's pch/); NULL = a private
+                             * folder under $TMPDIR. GRADLEAK_PCH=0 turns them off. */
 } CxConfig;
 
 typedef struct CxResult {
@@ -21,6 +23,7 @@ typedef struct CxResult {
     uint32_t n_errors;      /* clang errors (parse errors, unresolved names, headers not found) */
     const char *first_error;/* "3:5: expected ';'" or "hdr.h:3:5: ..." (the first fatal one first), or NULL */
     bool truncated;         /* nesting deeper than CX_MAX_DEPTH was skipped */
+    bool pch;               /* parsed with a precompiled header of the LibTorch (or stub) headers */
     uint64_t parse_ns, lower_ns;
 } CxResult;
 
@@ -30,6 +33,11 @@ bool cx_available(const char **why);
  * Returns 0, or a negative error code when libclang is missing (-1) or failed to parse (-2).
  * Errors in the code itself are not failures: see CxResult.n_errors. */
 int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res);
+/* A hash of everything besides the file's bytes that decides its results: the compile flags
+ * (compile_commands.json or the default), the header mode (stub or real LibTorch), the real
+ * headers' identity (folder and torch/torch.h: device, inode, size, mtime) and libclang's version.
+ * 0 when libclang is missing. Part of the cache key of a C++ file. */
+uint64_t cx_config_key(const char *path, const CxConfig *cfg);
 /* Every comment of a C++ source (// and block comments), lexically: no libclang needed. */
 void cx_collect_comments(IrModule *m);
 const char *cx_mode_name(CxMode mode);

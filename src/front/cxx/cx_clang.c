@@ -31,7 +31,19 @@ static void cx__load(void)
         "libclang-14.so.1", "libclang-13.so.1", "libclang-12.so.1", "libclang-11.so.1",
     };
     void *h = NULL;
-    for (size_t i = 0; i < ARRAY_LEN(names) && !h; i++)
+    const char *forced = names[0];
+    if (forced && forced[0]) {
+        /* named: that one or none (so a wrong path is reported, not hidden by a fallback) */
+        h = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            const char *err = dlerror();
+            snprintf(cx_why_buf, sizeof cx_why_buf, "GRADLEAK_LIBCLANG=%s cannot be loaded (%s): C++ files are not "
+                     "linted; point it at a libclang.so from LLVM 11 or later, or unset it", forced, err ? err : "?");
+            cx_why = cx_why_buf;
+            return;
+        }
+    }
+    for (size_t i = 1; i < ARRAY_LEN(names) && !h; i++)
         if (names[i] && names[i][0]) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         cx_why = "libclang is not installed (C++ files are not linted; install libclang1-14 or libclang-dev, "
@@ -71,6 +83,12 @@ bool cx_available(const char **why)
     if (why) *why = "this gradleak was built without libclang-dev (C++ files are not linted; install it and "
                     "re-run ./configure)";
     return false;
+}
+
+uint64_t cx_config_key(const char *path, const CxConfig *cfg)
+{
+    GL_UNUSED(path), GL_UNUSED(cfg);
+    return 0;
 }
 
 int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)

@@ -21,7 +21,9 @@
  *    are the constants True/False; positional backward(grad, retain_graph, create_graph)
  *    arguments get their keyword names. */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -1968,14 +1970,16 @@ static bool cx__has_torch_header(const char *dir)
     return cx__file_exists(p);
 }
 
-/* Include folders of real LibTorch headers: $LIBTORCH, then the system (Debian libtorch-dev). */
-static bool cx__find_libtorch(Lower *L, Args *out)
+/* Include folders of real LibTorch headers: $LIBTORCH, then the system (Debian libtorch-dev).
+ * *dir gets the folder that holds torch/torch.h. */
+static bool cx__find_libtorch(Lower *L, Args *out, const char **dir)
 {
     const char *roots[3] = {getenv("LIBTORCH"), "/usr/local", "/usr"};
     for (int i = 0; i < 3; i++) {
         if (!roots[i] || !roots[i][0]) continue;
         const char *api = arena_printf(L->arena, "%s/include/torch/csrc/api/include", roots[i]);
         if (!cx__has_torch_header(api)) continue;
+        *dir = api;
         args_add(out, "-isystem");
         args_add(out, api);
         /* /usr/include is a system folder already: naming it again breaks libstdc++'s #include_next */
@@ -1996,6 +2000,266 @@ static const char *const cx_stub_names[] = {
     "ATen/ATen.h", "c10/cuda/CUDACachingAllocator.h", "c10/cuda/CUDAFunctions.h", "c10/core/GradMode.h",
     "c10/core/InferenceMode.h", "torch/csrc/autograd/grad_mode.h",
 };
+
+/* The file's path as clang sees it: absolute, so compile_commands.json entries match. */
+static void cx__abs_path(const char *path, char *out, size_t cap)
+{
+    StrBuf b;
+    sb_init(&b);
+    if (path[0] == '/') {
+        sb_puts(&b, path);
+    } else {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) memcpy(cwd, ".", 2);
+        sb_printf(&b, "%s/%s", cwd, path);
+    }
+    size_t pn = b.len < cap - 1 ? b.len : cap - 1;
+    memcpy(out, b.data, pn);
+    out[pn] = 0;
+    sb_free(&b);
+}
+
+/* The CUDA toolkit's headers (the c10/cuda headers include cuda_runtime_api.h): $CUDA_HOME, then
+ * /usr/local/cuda. Without them a file that includes a c10/cuda header loses whole statements. */
+static const char *cx__cuda_include(Lower *L)
+{
+    const char *roots[2] = {getenv("CUDA_HOME"), "/usr/local/cuda"};
+    for (int i = 0; i < 2; i++) {
+        if (!roots[i] || !roots[i][0]) continue;
+        const char *inc = arena_printf(L->arena, "%s/include", roots[i]);
+        if (cx__file_exists(arena_printf(L->arena, "%s/cuda_runtime_api.h", inc))) return inc;
+    }
+    return NULL;
+}
+
+/* The command line a file is parsed with: its compile command (compile_commands.json) or a C++17
+ * default, then the LibTorch headers (the command's, $LIBTORCH's or the system's) or the stub.
+ * Sets res->from_compdb and res->mode, and *inc_dir to the real headers' folder. Returns whether
+ * the real headers are used. */
+static bool cx__command(Lower *L, const char *abs_path, const CxConfig *cfg, Args *args, CxResult *res,
+                        const char **inc_dir)
+{
+    size_t plen = strlen(abs_path);
+    bool cuda = plen > 3 && !strcmp(abs_path + plen - 3, ".cu");
+    CXCompilationDatabase db = cx__find_db(L, abs_path, cfg ? cfg->compdb_dir : NULL);
+    if (db) {
+        res->from_compdb = cx__db_args(L, db, abs_path, args);
+        A->clang_CompilationDatabase_dispose(db);
+    }
+    if (!res->from_compdb) {
+        if (cuda) {
+            /* CUDA files: the host code, with the CUDA keywords defined away */
+            static const char *const cu[] = {"-x", "c++", "-std=c++17", "-D__global__=", "-D__device__=",
+                                             "-D__host__=", "-D__shared__=", "-D__constant__=",
+                                             "-D__forceinline__=inline", "-D__CUDACC__"};
+            for (size_t i = 0; i < ARRAY_LEN(cu); i++) args_add(args, cu[i]);
+        } else {
+            args_add(args, "-x");
+            args_add(args, "c++");
+            args_add(args, "-std=c++17");
+        }
+    }
+    /* real headers: the compile command's include folders, else $LIBTORCH or the system */
+    bool real = false;
+    const char *force = getenv("GRADLEAK_CXX_HEADERS");
+    if (!(force && !strcmp(force, "stub"))) {
+        for (uint32_t i = 0; i < args->v.len && !real; i++) {
+            const char *a = args->v.items[i];
+            const char *dir = NULL;
+            if ((!strcmp(a, "-I") || !strcmp(a, "-isystem")) && i + 1 < args->v.len) dir = args->v.items[i + 1];
+            else if (!strncmp(a, "-I", 2)) dir = a + 2;
+            else if (!strncmp(a, "-isystem", 8)) dir = a + 8;
+            if (dir && dir[0] && cx__has_torch_header(dir)) real = true, *inc_dir = dir;
+        }
+        if (!real && cx__find_libtorch(L, args, inc_dir)) {
+            real = true;
+            const char *cu = cx__cuda_include(L);
+            if (cu) args_add(args, "-isystem"), args_add(args, cu);
+        }
+    }
+    res->mode = real ? CX_MODE_LIBTORCH : CX_MODE_STUB;
+    if (!real) args_add(args, "-I" CX_STUB_DIR);
+    /* errors about unknown warnings options in foreign compile commands are noise */
+    args_add(args, "-Wno-unknown-warning-option");
+    return real;
+}
+
+/* FNV-1a of n bytes into h. */
+static uint64_t cx__hash(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull; /* FNV-1a */
+    return h;
+}
+
+static uint64_t cx__hash_stat(uint64_t h, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return cx__hash(h, "-", 1);
+    int64_t v[4] = {(int64_t)st.st_dev, (int64_t)st.st_ino, (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec};
+    return cx__hash(h, v, sizeof v);
+}
+
+uint64_t cx_config_key(const char *path, const CxConfig *cfg)
+{
+    const char *why;
+    A = cx_api(&why);
+    if (!A) return 0;
+    Arena arena;
+    arena_init(&arena);
+    Lower L;
+    memset(&L, 0, sizeof L);
+    L.arena = &arena;
+    char abs_path[PATH_MAX + 8];
+    cx__abs_path(path, abs_path, sizeof abs_path);
+    Args args;
+    array_init(&args.v);
+    args.arena = &arena;
+    CxResult res;
+    memset(&res, 0, sizeof res);
+    const char *inc = NULL;
+    bool real = cx__command(&L, abs_path, cfg, &args, &res, &inc);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < args.v.len; i++) h = cx__hash(h, args.v.items[i], strlen(args.v.items[i]) + 1);
+    h = cx__hash(h, &real, sizeof real);
+    if (real && inc) {
+        /* the headers' identity: a reinstalled or upgraded LibTorch changes these */
+        h = cx__hash_stat(h, inc);
+        h = cx__hash_stat(h, arena_printf(&arena, "%s/torch/torch.h", inc));
+        h = cx__hash_stat(h, arena_printf(&arena, "%s/../../../../ATen/Functions.h", inc));
+    }
+    const char *ver = cx__str(&L, A->clang_getClangVersion());
+    h = cx__hash(h, ver, strlen(ver));
+    array_free(&args.v);
+    arena_free(&arena);
+    return h ? h : 1;
+}
+
+/* ---- precompiled headers ----------------------------------------------------------------------
+ * Parsing <torch/torch.h> (or the stub, which pulls in the C++ standard headers) is most of a
+ * file's time, and every file of a project parses the same headers with the same flags. So the
+ * headers are parsed once into a PCH, kept on disk under a name that hashes the flags, the header
+ * mode, the real headers' identity and libclang's version, and every file is parsed with
+ * -include-pch: the file's own `#include <torch/torch.h>` is then a no-op (include guards and
+ * #pragma once are in the PCH). A PCH that cannot be built or read is not used: the file is parsed
+ * as before. */
+
+static pthread_mutex_t cx_pch_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct { uint64_t key; bool ok; } cx_pch_seen[16]; /* this process's verdicts, under cx_pch_mu */
+static uint32_t cx_pch_nseen;
+
+static bool cx__private_dir(const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return false;
+    return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && !(st.st_mode & 022);
+}
+
+/* The folder for PCH files, created if needed, or NULL. */
+static const char *cx__pch_dir(Lower *L, const CxConfig *cfg)
+{
+    const char *off = getenv("GRADLEAK_PCH");
+    if (off && !strcmp(off, "0")) return NULL;
+    if (cfg && cfg->pch_dir) {
+        if (mkdir(cfg->pch_dir, 0755) != 0 && errno != EEXIST) return NULL;
+        return cfg->pch_dir;
+    }
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = arena_printf(L->arena, "%s/gradleak-pch-%u", tmp && tmp[0] ? tmp : "/tmp", (unsigned)getuid());
+    return cx__private_dir(dir) ? dir : NULL;
+}
+
+static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *inc_dir);
+
+/* The path of a PCH for this command line, built now if there is none; NULL: parse without. */
+static const char *cx__pch(Lower *L, CXIndex idx, const Args *args, bool real, const char *inc_dir,
+                           const CxConfig *cfg, struct CXUnsavedFile *stub, uint32_t nstub, uint64_t *key_out)
+{
+    const char *dir = cx__pch_dir(L, cfg);
+    if (!dir) return NULL;
+    uint64_t key = cx__pch_key(L, args, real, inc_dir);
+    *key_out = key;
+    const char *path = arena_printf(L->arena, "%s/%016llx.pch", dir, (unsigned long long)key);
+    pthread_mutex_lock(&cx_pch_mu);
+    for (uint32_t i = 0; i < cx_pch_nseen; i++)
+        if (cx_pch_seen[i].key == key) {
+            bool ok = cx_pch_seen[i].ok;
+            pthread_mutex_unlock(&cx_pch_mu);
+            return ok ? path : NULL;
+        }
+    bool ok = cx__file_exists(path);
+    if (!ok) {
+        /* the header the PCH is made of: what a LibTorch file includes first */
+        static const char hdr_path[] = CX_STUB_DIR "/gradleak_pch.h";
+        const char *hdr = real ? "#include <torch/torch.h>\n" : "#include \"" CX_STUB_DIR "/gradleak_torch_stub.h\"\n";
+        struct CXUnsavedFile un[1 + 1 + ARRAY_LEN(cx_stub_names)];
+        uint32_t n = 0;
+        un[n++] = (struct CXUnsavedFile){hdr_path, hdr, (unsigned long)strlen(hdr)};
+        for (uint32_t i = 0; i < nstub && n < ARRAY_LEN(un); i++) un[n++] = stub[i];
+        Array(const char *) a;
+        array_init(&a);
+        for (uint32_t i = 0; i < args->v.len; i++) array_push(&a, args->v.items[i]);
+        /* the headers' own template instantiations go into the PCH too, instead of being redone at
+         * the end of every file (LibTorch: 6.9 s -> 2.6 s a file, clang 14) */
+        array_push(&a, "-fpch-instantiate-templates");
+        array_push(&a, "-x");
+        array_push(&a, "c++-header");
+        CXTranslationUnit tu = NULL;
+        enum CXErrorCode ec = A->clang_parseTranslationUnit2(idx, hdr_path, a.items, (int)a.len, un, n,
+                                                             CXTranslationUnit_ForSerialization | CXTranslationUnit_Incomplete,
+                                                             &tu);
+        array_free(&a);
+        if (ec == CXError_Success && tu) {
+            bool errors = false;
+            unsigned nd = A->clang_getNumDiagnostics(tu);
+            for (unsigned i = 0; i < nd && !errors; i++) {
+                CXDiagnostic dg = A->clang_getDiagnostic(tu, i);
+                errors = A->clang_getDiagnosticSeverity(dg) >= CXDiagnostic_Error;
+                A->clang_disposeDiagnostic(dg);
+            }
+            /* headers with errors are parsed with each file instead, so the file says what failed */
+            if (!errors) {
+                const char *tmp = arena_printf(L->arena, "%s.%d.tmp", path, (int)getpid());
+                ok = A->clang_saveTranslationUnit(tu, tmp, 0) == 0 && rename(tmp, path) == 0;
+                if (!ok) unlink(tmp);
+            }
+            A->clang_disposeTranslationUnit(tu);
+        }
+    }
+    if (cx_pch_nseen < ARRAY_LEN(cx_pch_seen)) {
+        cx_pch_seen[cx_pch_nseen].key = key;
+        cx_pch_seen[cx_pch_nseen++].ok = ok;
+    }
+    pthread_mutex_unlock(&cx_pch_mu);
+    return ok ? path : NULL;
+}
+
+/* A PCH that libclang rejected (another build of the same name, a header changed under it):
+ * not used again by this process, and removed so the next run builds it afresh. */
+static void cx__pch_reject(uint64_t key, const char *path)
+{
+    pthread_mutex_lock(&cx_pch_mu);
+    for (uint32_t i = 0; i < cx_pch_nseen; i++)
+        if (cx_pch_seen[i].key == key) cx_pch_seen[i].ok = false;
+    pthread_mutex_unlock(&cx_pch_mu);
+    unlink(path);
+}
+
+static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *inc_dir)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < args->v.len; i++) h = cx__hash(h, args->v.items[i], strlen(args->v.items[i]) + 1);
+    h = cx__hash(h, &real, sizeof real);
+    if (real && inc_dir) {
+        h = cx__hash_stat(h, inc_dir);
+        h = cx__hash_stat(h, arena_printf(L->arena, "%s/torch/torch.h", inc_dir));
+        h = cx__hash_stat(h, arena_printf(L->arena, "%s/../../../../ATen/Functions.h", inc_dir));
+    } else {
+        h = cx__hash(h, gl_libtorch_stub, strlen(gl_libtorch_stub));
+    }
+    const char *ver = cx__str(L, A->clang_getClangVersion());
+    return cx__hash(h, ver, strlen(ver));
+}
 
 static uint64_t now_ns(void)
 {
@@ -2021,68 +2285,17 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     L.len = m->len;
     lineindex_build(&L.lines, m->src, m->len);
 
-    /* the file's path as clang sees it: absolute, so compile_commands.json entries match */
     char abs_path[PATH_MAX + 8];
-    if (m->path[0] == '/') {
-        size_t pn = strlen(m->path);
-        if (pn >= sizeof abs_path) pn = sizeof abs_path - 1;
-        memcpy(abs_path, m->path, pn);
-        abs_path[pn] = 0;
-    } else {
-        char cwd[PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd)) memcpy(cwd, ".", 2);
-        StrBuf b;
-        sb_init(&b);
-        sb_printf(&b, "%s/%s", cwd, m->path);
-        size_t pn = b.len < sizeof abs_path - 1 ? b.len : sizeof abs_path - 1;
-        memcpy(abs_path, b.data, pn);
-        abs_path[pn] = 0;
-        sb_free(&b);
-    }
-    size_t plen = strlen(abs_path);
-    bool cuda = plen > 3 && !strcmp(abs_path + plen - 3, ".cu");
-
+    cx__abs_path(m->path, abs_path, sizeof abs_path);
     Args args;
     array_init(&args.v);
     args.arena = L.arena;
-    CXCompilationDatabase db = cx__find_db(&L, abs_path, cfg ? cfg->compdb_dir : NULL);
-    if (db) {
-        res->from_compdb = cx__db_args(&L, db, abs_path, &args);
-        A->clang_CompilationDatabase_dispose(db);
-    }
-    if (!res->from_compdb) {
-        if (cuda) {
-            /* CUDA files: the host code, with the CUDA keywords defined away */
-            static const char *const cu[] = {"-x", "c++", "-std=c++17", "-D__global__=", "-D__device__=",
-                                             "-D__host__=", "-D__shared__=", "-D__constant__=",
-                                             "-D__forceinline__=inline", "-D__CUDACC__"};
-            for (size_t i = 0; i < ARRAY_LEN(cu); i++) args_add(&args, cu[i]);
-        } else {
-            args_add(&args, "-x");
-            args_add(&args, "c++");
-            args_add(&args, "-std=c++17");
-        }
-    }
-    /* real headers: the compile command's include folders, else $LIBTORCH or the system */
-    bool real = false;
-    const char *force = getenv("GRADLEAK_CXX_HEADERS");
-    if (!(force && !strcmp(force, "stub"))) {
-        for (uint32_t i = 0; i < args.v.len && !real; i++) {
-            const char *a = args.v.items[i];
-            const char *dir = NULL;
-            if ((!strcmp(a, "-I") || !strcmp(a, "-isystem")) && i + 1 < args.v.len) dir = args.v.items[i + 1];
-            else if (!strncmp(a, "-I", 2)) dir = a + 2;
-            else if (!strncmp(a, "-isystem", 8)) dir = a + 8;
-            if (dir && dir[0] && cx__has_torch_header(dir)) real = true;
-        }
-        if (!real) real = cx__find_libtorch(&L, &args);
-    }
-    res->mode = real ? CX_MODE_LIBTORCH : CX_MODE_STUB;
+    const char *inc_dir = NULL;
+    bool real = cx__command(&L, abs_path, cfg, &args, res, &inc_dir);
     struct CXUnsavedFile unsaved[1 + 1 + ARRAY_LEN(cx_stub_names)];
     uint32_t nun = 0;
     unsaved[nun++] = (struct CXUnsavedFile){abs_path, m->src, (unsigned long)m->len};
     if (!real) {
-        args_add(&args, "-I" CX_STUB_DIR);
         unsaved[nun++] = (struct CXUnsavedFile){CX_STUB_DIR "/gradleak_torch_stub.h", gl_libtorch_stub,
                                                 (unsigned long)strlen(gl_libtorch_stub)};
         static const char fwd[] = "#include \"" CX_STUB_DIR "/gradleak_torch_stub.h\"\n";
@@ -2090,15 +2303,39 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
             unsaved[nun++] = (struct CXUnsavedFile){arena_printf(L.arena, "%s/%s", CX_STUB_DIR, cx_stub_names[i]), fwd,
                                                     (unsigned long)strlen(fwd)};
     }
-    /* errors about unknown warnings options in foreign compile commands are noise */
-    args_add(&args, "-Wno-unknown-warning-option");
 
     CXIndex idx = A->clang_createIndex(0, 0);
     CXTranslationUnit tu = NULL;
-    unsigned opts = CXTranslationUnit_KeepGoing | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles |
-                    CXTranslationUnit_SkipFunctionBodies * 0;
+    /* not SkipFunctionBodies: it skips the main file's bodies too (libclang 14), which are what is
+     * linted */
+    unsigned opts = CXTranslationUnit_KeepGoing | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles;
+    uint64_t pch_key = 0;
+    const char *pch = cx__pch(&L, idx, &args, real, inc_dir, cfg, unsaved + 1, nun - 1, &pch_key);
+    if (pch) args_add(&args, "-include-pch"), args_add(&args, pch);
     enum CXErrorCode ec = A->clang_parseTranslationUnit2(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun,
                                                          opts, &tu);
+    if (pch) {
+        /* a PCH libclang will not read (built by another libclang, a header changed since) is a
+         * fatal error about the PCH: parse again without it */
+        bool bad = ec != CXError_Success || !tu;
+        for (unsigned i = 0, nd = tu ? A->clang_getNumDiagnostics(tu) : 0; i < nd && !bad; i++) {
+            CXDiagnostic dg = A->clang_getDiagnostic(tu, i);
+            if (A->clang_getDiagnosticSeverity(dg) == CXDiagnostic_Fatal) {
+                const char *msg = cx__str(&L, A->clang_getDiagnosticSpelling(dg));
+                bad = strstr(msg, "PCH") || strstr(msg, "precompiled") || strstr(msg, "AST file");
+            }
+            A->clang_disposeDiagnostic(dg);
+        }
+        if (bad) {
+            if (tu) A->clang_disposeTranslationUnit(tu);
+            tu = NULL;
+            cx__pch_reject(pch_key, pch);
+            args.v.len -= 2;
+            pch = NULL;
+            ec = A->clang_parseTranslationUnit2(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun, opts, &tu);
+        }
+    }
+    res->pch = pch != NULL;
     array_free(&args.v);
     if (ec != CXError_Success || !tu) {
         A->clang_disposeIndex(idx);
