@@ -115,6 +115,12 @@ void rule_GL101(RuleCtx *c)
                                 "and is added to '%s', which lives across the %s loop at line %u; each step's "
                                 "activations stay on the device",
                                 accname, addtext, accname, df_loop_kind_name(l->kind), rule_line(l->span));
+            else if (add->grad == G_LIVE)
+                d = rule_report(c, bo->span, SEV_WARNING,
+                                "'%s' keeps the autograd graph of every iteration: '%s' is added before "
+                                "backward() runs and '%s' lives across the %s loop at line %u; backward() frees "
+                                "the activations, but the graph's nodes pile up on the host",
+                                accname, addtext, accname, df_loop_kind_name(l->kind), rule_line(l->span));
             else
                 d = rule_report(c, bo->span, SEV_WARNING,
                                 "'%s' keeps the autograd graph of every iteration: '%s' is added after "

@@ -492,6 +492,11 @@ static AVal df_call(Interp *I, uint32_t op)
     if (fe == EFF_NONE && o->qual && !strncmp(o->qual, "torch.", 6)) fe = EFF_DIFF;
     if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "Variable")) fe = EFF_VARIABLE;
     if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "DataLoader")) fe = EFF_LOADER;
+    if (o->qual && (!strcmp(o->qual, "torch.load") || !strcmp(o->qual, "torch.hub.load"))) {
+        /* whatever was saved: a whole model as often as a tensor or a state dict */
+        r.kind = VK_UNKNOWN;
+        return r;
+    }
     if (fe != EFF_NONE && (!method || cv.kind == VK_MODREF || callee->qual)) {
         switch (fe) {
         case EFF_FACTORY:
@@ -787,6 +792,38 @@ static AVal df_call(Interp *I, uint32_t op)
 
 static AVal df_attr__plain(Interp *I, uint32_t op);
 
+/* Records the shape of a returned value for callers that unpack it: a tuple display and which of
+ * its elements carry no graph whatever the arguments. */
+static void df__note_tuple_return(Interp *I, uint32_t vop)
+{
+    FuncFacts *ff = I->ff;
+    if (ff->ret_tuple == 0xff) return;
+    const IrOp *b = vop != IR_NONE ? OP(I, vop) : NULL;
+    if (!b || b->kind != IR_BUILD || b->aux != BUILD_TUPLE || b->nargs == 0 || b->nargs > 8 ||
+        (ff->ret_tuple && ff->ret_tuple != b->nargs)) {
+        ff->ret_tuple = 0xff;
+        return;
+    }
+    uint8_t plain = 0;
+    for (uint32_t k = 0; k < b->nargs; k++) {
+        AVal e = val_of(I, I->f->args.items[b->args + k]);
+        if (e.grad == G_NONE && e.elem == G_NONE && !e.pmask && !e.cmask && e.kind != VK_MODULE)
+            plain |= (uint8_t)(1u << k);
+    }
+    ff->ret_plain = ff->ret_tuple ? (uint8_t)(ff->ret_plain & plain) : plain;
+    ff->ret_tuple = (uint8_t)b->nargs;
+}
+
+/* Is element k of what call op returns plain (see df__note_tuple_return)? */
+static bool df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
+{
+    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return false;
+    uint32_t t = df__call_target(I->m, I->fx, I->f, op);
+    if (t == IR_NONE || t == I->f->index) return false;
+    const FuncFacts *cf = &I->fx->funcs[t];
+    return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_plain >> k & 1);
+}
+
 static AVal df_attr(Interp *I, uint32_t op)
 {
     AVal r = df_attr__plain(I, op);
@@ -1037,6 +1074,11 @@ static void df_step(Interp *I, uint32_t op)
         AVal s = val_of(I, o->a);
         r = s;
         r.def = op;
+        if (df__plain_tuple_element(I, o->a, o->aux)) {
+            /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain */
+            r = aval(VK_UNKNOWN, G_NONE, op);
+            break;
+        }
         if (o->aux == IR_UNPACK_STAR) {
             r.kind = VK_CONTAINER;
             r.elem = grad_of_arg(&s);
@@ -1104,6 +1146,7 @@ static void df_step(Interp *I, uint32_t op)
     case IR_RETURN: {
         AVal v = o->a == IR_NONE ? aval(VK_NONE, G_NONE, op) : val_of(I, o->a);
         I->ff->ret = (I->ff->ret.flags & VF_UNSET) ? v : aval_join(&I->ff->ret, &v);
+        df__note_tuple_return(I, o->a);
         r = v;
         break;
     }
@@ -1323,6 +1366,111 @@ static void df__prescan_feedback_calls(Interp *I)
     }
 }
 
+/* Is var a parameter of the function (`model` in `def train(model, loader)`), or an attribute of
+ * self that is not one of the class's methods (`self.net`)? */
+static bool df__passed_in(const Interp *I, uint32_t var, const uint8_t *is_param)
+{
+    const IrFunc *f = I->f;
+    if (var >= I->nvars) return false;
+    if (is_param[var]) return true;
+    uint32_t base = f->vars.items[var].base;
+    if (base == IR_NONE || base >= I->nvars || !is_param[base] || f->cls == IR_NONE) return false;
+    const char *name = f->vars.items[var].name;
+    const char *dot = name ? strrchr(name, '.') : NULL;
+    return dot && df__class_method(I->m, f->cls, dot + 1) == IR_NONE;
+}
+
+/* In a function that calls backward(): the value it differentiates carries a graph, so a passed-in
+ * callable that it was computed from is a model (or a loss module): `outputs = model(**batch);
+ * accelerator.backward(outputs.loss)` with `model` a parameter. Follows the value back through
+ * stores, attributes, items, arithmetic, tensor methods and call arguments (bounded). */
+static void df__prescan_backward_sources(Interp *I)
+{
+    const IrFunc *f = I->f;
+    uint32_t n = f->ops.len;
+    uint8_t *seen = gl_calloc(n ? n : 1, 1);
+    uint8_t *unpacked = gl_calloc(n ? n : 1, 1); /* a call whose result was unpacked on the way */
+    uint8_t *is_param = gl_calloc(I->nvars ? I->nvars : 1, 1);
+    /* the stores of each variable, as one list per variable (start[v]..start[v+1] in stores) */
+    uint32_t *start = gl_calloc(I->nvars + 1, sizeof *start);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_STORE || o->var >= I->nvars || o->a == IR_NONE) continue;
+        if (f->ops.items[o->a].kind == IR_PARAM) is_param[o->var] = 1;
+        start[o->var + 1]++;
+    }
+    for (uint32_t v = 0; v < I->nvars; v++) start[v + 1] += start[v];
+    uint32_t *stores = gl_calloc(start[I->nvars] ? start[I->nvars] : 1, sizeof *stores);
+    uint32_t *fill = gl_calloc(I->nvars ? I->nvars : 1, sizeof *fill);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_STORE && o->var < I->nvars && o->a != IR_NONE) stores[start[o->var] + fill[o->var]++] = o->a;
+    }
+    gl_free(fill);
+    Array(uint32_t) work;
+    array_init(&work);
+#define DF_PUSH_WORK(x) do { if (work.len < 4096) array_push(&work, (x)); } while (0)
+    for (uint32_t i = 0; i < n; i++) {
+        if (!df_is_backward_call(f, i)) continue;
+        const IrOp *o = &f->ops.items[i];
+        uint32_t r = df_receiver(f, i);
+        if (o->nargs && !f->kw.items[o->args]) DF_PUSH_WORK(f->args.items[o->args]); /* x.backward(loss) */
+        else if (r != IR_NONE) DF_PUSH_WORK(r);                                          /* loss.backward() */
+    }
+    for (uint32_t visits = 0; work.len && visits < 512; visits++) {
+        uint32_t op = array_pop(&work);
+        if (op >= n || seen[op]) continue;
+        seen[op] = 1;
+        const IrOp *o = &f->ops.items[op];
+        switch ((IrOpKind)o->kind) {
+        case IR_LOAD:
+            if (o->var < I->nvars)
+                for (uint32_t k = start[o->var]; k < start[o->var + 1]; k++) DF_PUSH_WORK(stores[k]);
+            break;
+        case IR_UNPACK:
+            /* `loss, n_tokens, logs = criterion(...)`: which element carries the graph is unknown,
+             * so the callable is not taken for a model; its arguments still are followed */
+            if (o->a != IR_NONE) {
+                unpacked[o->a] = 1;
+                DF_PUSH_WORK(o->a);
+            }
+            break;
+        case IR_STORE: case IR_ATTR: case IR_ITEM: case IR_UNOP:
+            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
+            break;
+        case IR_BINOP: case IR_SELECT:
+            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
+            if (o->b != IR_NONE) DF_PUSH_WORK(o->b);
+            break;
+        case IR_BUILD:
+            for (uint32_t k = 0; k < o->nargs; k++) DF_PUSH_WORK(f->args.items[o->args + k]);
+            break;
+        case IR_CALL: {
+            if (o->a == IR_NONE) break;
+            const IrOp *callee = &f->ops.items[o->a];
+            uint32_t recv = df_receiver(f, op);
+            if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
+                df__passed_in(I, callee->var, is_param) && !unpacked[op])
+                I->module_vars[callee->var] = 1;
+            else if (recv != IR_NONE)
+                DF_PUSH_WORK(recv); /* a method of the value: out.sum(), scaler.scale(loss) */
+            for (uint32_t k = 0; k < o->nargs; k++)
+                if (!f->kw.items[o->args + k]) DF_PUSH_WORK(f->args.items[o->args + k]);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+#undef DF_PUSH_WORK
+    array_free(&work);
+    gl_free(stores);
+    gl_free(start);
+    gl_free(is_param);
+    gl_free(unpacked);
+    gl_free(seen);
+}
+
 static void df__prescan(Interp *I)
 {
     const IrFunc *f = I->f;
@@ -1344,7 +1492,10 @@ static void df__prescan(Interp *I)
     for (uint32_t v = 0; v < I->nvars; v++)
         if (I->backward_vars[v] & 1) I->backward_vars[v] = 1;
         else I->backward_vars[v] = 0;
-    if (trains) df__prescan_feedback_calls(I);
+    if (trains) {
+        df__prescan_feedback_calls(I);
+        df__prescan_backward_sources(I);
+    }
 }
 
 static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints, uint32_t nhints)
