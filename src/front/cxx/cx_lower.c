@@ -38,6 +38,7 @@
 
 #define CX_MAX_DEPTH 400
 #define CX_STUB_DIR "/__gradleak__/libtorch"
+#define CX_COMPAT_DIR "/__gradleak__/compat"
 
 extern const char gl_libtorch_stub[];
 
@@ -2079,6 +2080,7 @@ static bool cx__command(Lower *L, const char *abs_path, const CxConfig *cfg, Arg
     }
     res->mode = real ? CX_MODE_LIBTORCH : CX_MODE_STUB;
     if (!real) args_add(args, "-I" CX_STUB_DIR);
+    else args_add(args, "-idirafter"), args_add(args, CX_COMPAT_DIR);
     /* errors about unknown warnings options in foreign compile commands are noise */
     args_add(args, "-Wno-unknown-warning-option");
     return real;
@@ -2295,7 +2297,13 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     struct CXUnsavedFile unsaved[1 + 1 + ARRAY_LEN(cx_stub_names)];
     uint32_t nun = 0;
     unsaved[nun++] = (struct CXUnsavedFile){abs_path, m->src, (unsigned long)m->len};
-    if (!real) {
+    if (real) {
+        /* Debian's libtorch-dev (1.13) ships the c10/cuda headers without the header its build generates
+         * (c10/cuda/impl/cuda_cmake_macros.h): an empty stand-in, found only after the real folders */
+        static const char macros[] = "#pragma once\n";
+        unsaved[nun++] = (struct CXUnsavedFile){CX_COMPAT_DIR "/c10/cuda/impl/cuda_cmake_macros.h", macros,
+                                                (unsigned long)strlen(macros)};
+    } else {
         unsaved[nun++] = (struct CXUnsavedFile){CX_STUB_DIR "/gradleak_torch_stub.h", gl_libtorch_stub,
                                                 (unsigned long)strlen(gl_libtorch_stub)};
         static const char fwd[] = "#include \"" CX_STUB_DIR "/gradleak_torch_stub.h\"\n";
