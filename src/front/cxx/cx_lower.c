@@ -955,7 +955,7 @@ static void cx__exit(Lower *L, const Work *w)
 {
     IrFunc *f = L_f(L);
     uint32_t nv = L->vals.len > w->vbase ? L->vals.len - w->vbase : 0;
-    uint32_t *v = L->vals.items + (L->vals.len - nv);
+    uint32_t *v = nv ? L->vals.items + (L->vals.len - nv) : NULL; /* items is NULL before the first push */
     uint32_t op = emit(L, (IrOpKind)w->aux, w->span);
     IrOp *o = op_at(L, op);
     switch ((IrOpKind)w->aux) {
