@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Stress: lints N generated training files (default 10,000; every one with hazards, each a little
-# different) with -j 2, and the same for N/10, and prints the peak RSS of both: memory must stay
-# flat (per-file memory is freed or bounded, not kept per file beyond its findings).
+# different) with -j 2, and the same for N/10, and prints the peak RSS of both. Memory must stay
+# flat: a finished file's result waits in a temporary file, not in memory, so what grows with N is
+# only the list of paths and a few dozen bytes per file. Fails when the peak RSS at N files is more
+# than STRESS_MAX_RATIO (default 1.5) times the peak at N/10, when the two outputs disagree on the
+# files they share, or when gradleak exits with an error.
 #   tools/stress.sh [N]          GRADLEAK=build/gradleak by default
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,17 +69,32 @@ for d in "$T"/big/p*; do
     k=${d##*/p}; k=$((10#$k))
     [ "$k" -lt $((small / 100)) ] && cp -r "$d" "$T/small/"
 done
+max_ratio=${STRESS_MAX_RATIO:-1.5}
 run() {
     local dir=$1 label=$2 rc
     set +e
-    /usr/bin/time -f "%M %e" -o "$T/time" "$bin" check --isolated --no-cache -j 2 --output-format concise "$dir" >"$T/out" 2>"$T/err"
+    /usr/bin/time -f "%M %e" -o "$T/time" "$bin" check --isolated --no-cache -j 2 --output-format concise \
+        "$dir" >"$T/$label.out" 2>"$T/err"
     rc=$?
     set -e
     read -r kb secs < <(tail -n 1 "$T/time")
     files=$(find "$dir" -name '*.py' | wc -l)
-    findings=$(grep -c ': GL' "$T/out" || true)
-    echo "stress: $label: $files files, $findings findings, exit $rc, ${secs} s, peak RSS $((kb / 1024)) MiB"
+    findings=$(grep -c ': GL' "$T/$label.out" || true)
+    echo "stress: $label: $files files, $findings findings, exit $rc, ${secs} s, peak RSS $kb KiB"
     [ "$rc" -le 1 ] || { head -n 5 "$T/err"; exit 1; }
+    eval "kb_$label=$kb"
 }
-run "$T/small" "$small files"
-run "$T/big" "$n files"
+run "$T/small" small
+run "$T/big" big
+# the files of the small run are the first of the big one: the same findings, in the same order
+if ! diff <(grep ': GL' "$T/small.out" | sed "s|^$T/small/||") \
+          <(grep ': GL' "$T/big.out" | sed "s|^$T/big/||" | head -n "$(grep -c ': GL' "$T/small.out")") >/dev/null; then
+    echo "stress: FAIL: the $small files' findings differ between the two runs"
+    exit 1
+fi
+ratio=$(awk -v a="$kb_big" -v b="$kb_small" 'BEGIN { printf "%.2f", a / b }')
+if awk -v r="$ratio" -v m="$max_ratio" 'BEGIN { exit !(r > m) }'; then
+    echo "stress: FAIL: peak RSS grew ${ratio}x from $small to $n files (at most ${max_ratio}x)"
+    exit 1
+fi
+echo "stress: ok: peak RSS ${ratio}x from $small to $n files (at most ${max_ratio}x)"

@@ -118,8 +118,10 @@ int walk_paths(const char *const *paths, int n, const WalkIgnore *ig, WalkList *
                     array_push(&stack, sb_take(&p));
                 } else if (S_ISREG(es.st_mode) && walk__lintable(e->d_name) && !walk__ignored(ig, p.data, e->d_name) &&
                            !(ig->skip && ig->skip(ig->skip_ctx, p.data, false, false))) {
-                    WalkFile wf = {sb_take(&p), false};
+                    /* an exact copy: a run keeps every path, and the buffer has room to spare */
+                    WalkFile wf = {gl_strndup(p.data, p.len), false};
                     array_push(out, wf);
+                    sb_free(&p);
                 } else {
                     sb_free(&p);
                 }

@@ -383,11 +383,7 @@ void lint_doc_edit(LintDoc *d, const char *old_src, size_t old_len, uint32_t sta
     py_tree_edit(d->tree, old_src, old_len, start, old_end, text, text_len);
 }
 
-void lint_doc_reset(LintDoc *d)
-{
-    py_tree_free(d->tree);
-    d->tree = NULL;
-}
+void lint_doc_reset(LintDoc *d) { py_tree_reset(d->tree); }
 
 static int engine__lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                         LintResult *out, PyTree **tree);

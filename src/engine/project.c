@@ -4,21 +4,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
+#include <sys/stat.h>
 
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "engine/project.h"
 
-typedef struct ProjFile {
-    Project *p;        /* the lookup callback gets the importing file; this leads back to the rest */
+/* What a file that takes part in a resolution keeps: where it lies, and the summaries others call.
+ * The lookup callback of a file linted again gets its place, which leads back to the rest. */
+typedef struct ProjPlace {
+    Project *p;
+    uint32_t file;
     const char *dir;   /* absolute directory: "/w/pkg" */
     const char *stem;  /* absolute path without ".py"/".pyi" and without "/__init__": "/w/pkg/utils" */
-    ExportedFunc *exports;
+    ExportedFunc *exports; /* only the functions that some file calls by name (Project.wanted) */
     uint32_t n_exports;
-    ImportedCall *calls;
-    uint32_t n_calls;
     bool changed;      /* its summaries changed when it was linted again */
+} ProjPlace;
+
+/* The names one file calls. Files often call the same (every training script calls the same
+ * DataLoader): equal lists are kept once. */
+typedef struct ProjCalls {
+    uint32_t n;
+    ImportedCall items[];
+} ProjCalls;
+
+/* A file of the project: a run may have tens of thousands, so this is two pointers. */
+typedef struct ProjFile {
+    const ProjCalls *calls; /* NULL until its first project_set */
+    ProjPlace *place;       /* NULL: no call of the run can reach it, and none of its calls reaches a file */
 } ProjFile;
 
 /* One exported function under one of its names ("utils.f", "pkg.utils.f"): a chain per name. */
@@ -28,31 +42,47 @@ typedef struct ProjEntry {
 
 struct Project {
     Arena arena;
-    ProjFile **files;  /* stable addresses: a file's ProjFile is its lookup context */
+    ProjFile *files;
     uint32_t n, cap;
     uint32_t round;
+    ProjectLoad load;
+    void *load_ctx;
+    StrMap quals;     /* every called name, once -> its index in qual_list */
+    Array(const char *) qual_list; /* the copies the files' calls point to */
+    StrMap lists;     /* every distinct list of calls (keyed by its names and flags) -> index in list_of */
+    Array(const ProjCalls *) list_of;
+    StrMap wanted;    /* the function names called ("f" of "utils.f"), by project__begin */
+    bool placed;      /* wanted and the places are up to date (project__begin) */
     StrMap by_name;   /* "pkg.utils.f" -> first entry */
     Array(ProjEntry) entries;
-    StrMap stems;     /* the files' stems -> index (rebuilt with by_name) */
+    bool indexed;     /* by_name is up to date */
+    /* the helpers the files import from files not given */
     StrMap tried;     /* module stems looked for on disk -> 1 found, 0 not */
-    StrMap dirs;      /* folder -> index into listings: each folder is read once */
-    Array(StrMap *) listings;
+    StrMap entries_seen; /* "folder/name" -> 1 when it exists, 0 when not */
     uint32_t n_found; /* files added from disk */
-    bool indexed;     /* by_name and stems are up to date */
+    uint64_t *known;  /* while project_missing runs: the hashes of the files' stems, sorted */
+    uint32_t n_known;
 };
 
 static const ExternSummary *project__lookup(void *ctx, const char *qual);
 
-Project *project_new(uint32_t n)
+Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
 {
     Project *p = gl_calloc(1, sizeof *p);
     arena_init(&p->arena);
+    p->load = load;
+    p->load_ctx = load_ctx;
+    strmap_init(&p->quals);
+    array_init(&p->qual_list);
+    strmap_init(&p->lists);
+    array_init(&p->list_of);
+    strmap_init(&p->wanted);
     strmap_init(&p->by_name);
-    strmap_init(&p->tried);
-    strmap_init(&p->stems);
-    strmap_init(&p->dirs);
-    array_init(&p->listings);
     array_init(&p->entries);
+    strmap_init(&p->tried);
+    strmap_init(&p->entries_seen);
+    p->cap = n + PROJECT_MAX_FOUND; /* room for the helpers read from disk: no copy of a long array */
+    p->files = gl_calloc(p->cap, sizeof *p->files);
     for (uint32_t i = 0; i < n; i++) project_add(p);
     return p;
 }
@@ -60,79 +90,208 @@ Project *project_new(uint32_t n)
 uint32_t project_add(Project *p)
 {
     if (p->n == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 16;
+        p->cap += p->cap / 4 + 16;
         p->files = gl_realloc(p->files, p->cap * sizeof *p->files);
     }
-    ProjFile *f = ARENA_NEW(&p->arena, ProjFile);
-    f->p = p;
-    p->files[p->n] = f;
-    p->indexed = false;
+    p->files[p->n] = (ProjFile){NULL, NULL};
+    p->placed = p->indexed = false; /* its exports and its calls count from now on */
     return p->n++;
 }
 
 void project_free(Project *p)
 {
     if (!p) return;
+    strmap_free(&p->quals);
+    array_free(&p->qual_list);
+    strmap_free(&p->lists);
+    array_free(&p->list_of);
+    strmap_free(&p->wanted);
     strmap_free(&p->by_name);
-    strmap_free(&p->tried);
-    strmap_free(&p->stems);
-    strmap_free(&p->dirs);
-    for (uint32_t i = 0; i < p->listings.len; i++) strmap_free(p->listings.items[i]);
-    array_free(&p->listings);
     array_free(&p->entries);
+    strmap_free(&p->tried);
+    strmap_free(&p->entries_seen);
     gl_free(p->files);
     arena_free(&p->arena);
     gl_free(p);
 }
 
+const ImportedCall *project_calls(const Project *p, uint32_t i, uint32_t *n)
+{
+    const ProjCalls *c = p->files[i].calls;
+    *n = c ? c->n : 0;
+    return c ? c->items : NULL;
+}
+
 void project_attach(Project *p, uint32_t i, LintOptions *o)
 {
     o->ext = project__lookup;
-    o->ext_ctx = p->files[i];
+    o->ext_ctx = p->files[i].place; /* NULL: none of its calls can reach another file */
 }
 
-/* "/w/pkg/utils.py" -> stem "/w/pkg/utils", dir "/w/pkg"; a package's "__init__.py" is the package. */
-static void project__paths(Project *p, ProjFile *f, const char *path)
+/* The function a qualified name calls: "f" of "pkg.utils.f" or ".f". */
+static const char *project__func(const char *qual)
+{
+    const char *dot = strrchr(qual, '.');
+    return dot ? dot + 1 : qual;
+}
+
+static bool project__wanted(const Project *p, const char *name)
+{
+    return strmap_get(&p->wanted, name, strlen(name)) != UINT32_MAX;
+}
+
+/* "/w/pkg/utils.py" -> stem "/w/pkg/utils", dir "/w/pkg"; a package's "__init__.py" is the package.
+ * Both into buffers of PATH_MAX; false when the path does not fit. */
+static bool project__stem(const char *path, char *stem, char *dir)
 {
     char *real = realpath(path, NULL);
     const char *abs = real ? real : path;
-    char *stem = arena_strdup(&p->arena, abs);
+    size_t n = strlen(abs);
+    bool fits = n < PATH_MAX;
+    if (fits) memcpy(stem, abs, n + 1);
     free(real); /* realpath's own malloc, not ours */
+    if (!fits) return false;
     char *slash = strrchr(stem, '/');
-    f->dir = slash ? arena_strndup(&p->arena, stem, (size_t)(slash - stem)) : ".";
+    if (slash) memcpy(dir, stem, (size_t)(slash - stem)), dir[slash - stem] = 0;
+    else strcpy(dir, ".");
     char *dot = strrchr(stem, '.');
     if (dot && (!slash || dot > slash)) *dot = 0;
     size_t len = strlen(stem);
     if (len >= 9 && !strcmp(stem + len - 9, "/__init__")) stem[len - 9] = 0;
-    f->stem = stem;
+    return true;
+}
+
+static ProjPlace *project__place(Project *p, uint32_t i, const char *path)
+{
+    ProjFile *f = &p->files[i];
+    if (f->place) return f->place;
+    ProjPlace *pl = f->place = ARENA_NEW(&p->arena, ProjPlace);
+    pl->p = p;
+    pl->file = i;
+    char stem[PATH_MAX], dir[PATH_MAX];
+    if (project__stem(path, stem, dir)) {
+        pl->stem = arena_strdup(&p->arena, stem);
+        pl->dir = arena_strdup(&p->arena, dir);
+    } else { /* too long to be imported: matches nothing */
+        pl->stem = arena_strdup(&p->arena, path);
+        pl->dir = ".";
+    }
+    return pl;
+}
+
+/* Keeps the exports of r that some file calls by name; with compare, says whether they differ from
+ * what was kept before (a helper of a helper changed). */
+static bool project__keep_exports(Project *p, uint32_t i, const char *path, const LintResult *r, bool compare)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < r->n_exports; k++) n += project__wanted(p, r->exports[k].name);
+    if (!n && !p->files[i].place) return false;
+    ProjPlace *pl = project__place(p, i, path);
+    if (compare && n == pl->n_exports) {
+        bool same = true;
+        for (uint32_t k = 0, m = 0; k < r->n_exports && same; k++)
+            if (project__wanted(p, r->exports[k].name))
+                same = !strcmp(pl->exports[m].name, r->exports[k].name) &&
+                       !memcmp(&pl->exports[m].summary, &r->exports[k].summary, sizeof(ExternSummary)), m++;
+        if (same) return false;
+    }
+    p->indexed = false;
+    pl->exports = ARENA_NEW_N(&p->arena, ExportedFunc, n ? n : 1);
+    pl->n_exports = 0;
+    for (uint32_t k = 0; k < r->n_exports; k++) {
+        if (!project__wanted(p, r->exports[k].name)) continue;
+        pl->exports[pl->n_exports].name = arena_strdup(&p->arena, r->exports[k].name);
+        pl->exports[pl->n_exports++].summary = r->exports[k].summary;
+    }
+    return true;
+}
+
+/* The project's copy of r's calls: each name once, each distinct list once. */
+static const ProjCalls *project__calls(Project *p, const LintResult *r)
+{
+    StrBuf key;
+    sb_init(&key);
+    sb_append(&key, "", 0);
+    for (uint32_t k = 0; k < r->n_calls; k++) {
+        sb_puts(&key, r->calls[k].qual);
+        sb_putc(&key, (char)('0' + r->calls[k].graph_arg * 2 + r->calls[k].module_arg));
+        sb_putc(&key, 0); /* a name never holds a NUL: the key is unambiguous */
+    }
+    uint32_t at = strmap_get(&p->lists, key.data, key.len);
+    if (at != UINT32_MAX) {
+        sb_free(&key);
+        return p->list_of.items[at];
+    }
+    ProjCalls *c = arena_alloc(&p->arena, sizeof *c + sizeof(ImportedCall) * r->n_calls);
+    c->n = r->n_calls;
+    for (uint32_t k = 0; k < r->n_calls; k++) {
+        const char *q = r->calls[k].qual;
+        size_t len = strlen(q);
+        uint32_t qi = strmap_get(&p->quals, q, len);
+        if (qi == UINT32_MAX) {
+            qi = p->qual_list.len;
+            array_push(&p->qual_list, arena_strndup(&p->arena, q, len));
+            strmap_put(&p->quals, p->qual_list.items[qi], len, qi);
+        }
+        c->items[k] = r->calls[k];
+        c->items[k].qual = p->qual_list.items[qi];
+    }
+    array_push(&p->list_of, c);
+    strmap_put(&p->lists, arena_strndup(&p->arena, key.data, key.len), key.len, p->list_of.len - 1);
+    sb_free(&key);
+    return c;
 }
 
 void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
 {
-    ProjFile *f = p->files[i];
-    if (!f->stem) project__paths(p, f, path);
-    if (f->exports) {
-        /* linted again: did its summaries change (a helper of a helper)? */
-        f->changed = f->n_exports != r->n_exports;
-        for (uint32_t k = 0; k < r->n_exports && !f->changed; k++)
-            f->changed = memcmp(&f->exports[k].summary, &r->exports[k].summary, sizeof(ExternSummary)) != 0;
-        if (!f->changed) return;
+    ProjFile *f = &p->files[i];
+    if (!f->calls) f->calls = project__calls(p, r);
+    /* before the rounds, only the calls count: the exports are read (through load) once it is
+     * known which are called */
+    if (p->placed) {
+        bool changed = project__keep_exports(p, i, path, r, true);
+        if (f->place) f->place->changed = changed;
     }
+}
+
+/* Which functions are called by name, which files export one of them (their summaries are read
+ * now, through load), and which files call one of those (they need to know where they lie).
+ * Everything else stays out of the project's memory. Again after files were added (their calls and
+ * exports count too). */
+static void project__begin(Project *p)
+{
     p->indexed = false;
-    f->exports = ARENA_NEW_N(&p->arena, ExportedFunc, r->n_exports ? r->n_exports : 1);
-    for (uint32_t k = 0; k < r->n_exports; k++) {
-        f->exports[k].name = arena_strdup(&p->arena, r->exports[k].name);
-        f->exports[k].summary = r->exports[k].summary;
-    }
-    f->n_exports = r->n_exports;
-    if (!f->calls) {
-        f->calls = ARENA_NEW_N(&p->arena, ImportedCall, r->n_calls ? r->n_calls : 1);
-        for (uint32_t k = 0; k < r->n_calls; k++) {
-            f->calls[k] = r->calls[k];
-            f->calls[k].qual = arena_strdup(&p->arena, r->calls[k].qual);
+    for (uint32_t l = 0; l < p->list_of.len; l++)
+        for (uint32_t k = 0; k < p->list_of.items[l]->n; k++) {
+            const char *fn = project__func(p->list_of.items[l]->items[k].qual); /* points into the kept copy */
+            strmap_put(&p->wanted, fn, strlen(fn), 0);
         }
-        f->n_calls = r->n_calls;
+    p->placed = true;
+    if (!p->wanted.len) return;
+    StrMap exported;
+    strmap_init(&exported);
+    for (uint32_t i = 0; i < p->n; i++) {
+        ProjFile *f = &p->files[i];
+        LintResult r;
+        const char *path;
+        if (!f->calls || p->load(p->load_ctx, i, &path, &r) < 0) continue;
+        project__keep_exports(p, i, path, &r, false);
+        lint_result_free(&r);
+        for (uint32_t k = 0; f->place && k < f->place->n_exports; k++) {
+            const char *name = f->place->exports[k].name;
+            strmap_put(&exported, name, strlen(name), 0);
+        }
     }
+    for (uint32_t i = 0; i < p->n; i++) {
+        ProjFile *f = &p->files[i];
+        for (uint32_t k = 0; f->calls && k < f->calls->n && !f->place; k++) {
+            const char *fn = project__func(f->calls->items[k].qual);
+            const char *path;
+            if (strmap_get(&exported, fn, strlen(fn)) != UINT32_MAX && p->load(p->load_ctx, i, &path, NULL) == 0)
+                project__place(p, i, path);
+        }
+    }
+    strmap_free(&exported);
 }
 
 /* Every name an exported function can be imported under: "utils.f", "pkg.utils.f", "w.pkg.utils.f". */
@@ -142,16 +301,12 @@ static void project__index(Project *p)
     p->indexed = true;
     strmap_free(&p->by_name);
     strmap_init(&p->by_name);
-    strmap_free(&p->stems);
-    strmap_init(&p->stems);
     array_clear(&p->entries);
-    for (uint32_t i = 0; i < p->n; i++)
-        if (p->files[i]->stem) strmap_put(&p->stems, p->files[i]->stem, strlen(p->files[i]->stem), i);
     StrBuf key;
     sb_init(&key);
     for (uint32_t i = 0; i < p->n; i++) {
-        const ProjFile *f = p->files[i];
-        if (!f->stem) continue;
+        const ProjPlace *f = p->files[i].place;
+        if (!f) continue;
         const char *end = f->stem + strlen(f->stem);
         for (uint32_t k = 0; k < f->n_exports; k++) {
             for (const char *s = end; s > f->stem;) {
@@ -185,10 +340,12 @@ static int project__closeness(const char *a, const char *b)
     }
 }
 
-static const ExternSummary *project__resolve(const ProjFile *from, const char *qual, uint32_t *file)
+static const ExternSummary *project__resolve(const ProjPlace *from, const char *qual, uint32_t *file)
 {
+    /* without a place, no function the file calls is exported by any file (project__begin) */
+    if (!from) return NULL;
     const Project *p = from->p;
-    const ProjFile *self = from;
+    const char *from_dir = from->dir;
     size_t dots = strspn(qual, ".");
     const char *name = qual + dots;
     char target[PATH_MAX];
@@ -196,13 +353,13 @@ static const ExternSummary *project__resolve(const ProjFile *from, const char *q
     if (dots) {
         /* relative: ".utils.f" is utils.py next to the caller, "..utils.f" one directory up */
         const char *fn = strrchr(name, '.');
-        size_t dlen = strlen(from->dir);
+        size_t dlen = strlen(from_dir);
         for (size_t up = 1; up < dots; up++) {
-            while (dlen > 0 && from->dir[dlen - 1] != '/') dlen--;
+            while (dlen > 0 && from_dir[dlen - 1] != '/') dlen--;
             if (dlen > 0) dlen--;
         }
-        int n = fn ? snprintf(target, sizeof target, "%.*s/%.*s", (int)dlen, from->dir, (int)(fn - name), name)
-                   : snprintf(target, sizeof target, "%.*s", (int)dlen, from->dir);
+        int n = fn ? snprintf(target, sizeof target, "%.*s/%.*s", (int)dlen, from_dir, (int)(fn - name), name)
+                   : snprintf(target, sizeof target, "%.*s", (int)dlen, from_dir);
         if (n < 0 || (size_t)n >= sizeof target) return NULL;
         for (char *c = target + dlen + 1; fn && *c; c++)
             if (*c == '.') *c = '/';
@@ -215,9 +372,10 @@ static const ExternSummary *project__resolve(const ProjFile *from, const char *q
         for (uint32_t e = strmap_get(&p->by_name, name, strlen(name)); e != UINT32_MAX;
              e = p->entries.items[e].next) {
             const ProjEntry *pe = &p->entries.items[e];
-            if (p->files[pe->file] != self && !strcmp(p->files[pe->file]->stem, target)) {
+            const ProjPlace *pl = p->files[pe->file].place;
+            if (pe->file != from->file && !strcmp(pl->stem, target)) {
                 *file = pe->file;
-                return &p->files[pe->file]->exports[pe->export].summary;
+                return &pl->exports[pe->export].summary;
             }
         }
         return NULL;
@@ -229,10 +387,10 @@ static const ExternSummary *project__resolve(const ProjFile *from, const char *q
     bool tie = false;
     for (uint32_t e = strmap_get(&p->by_name, name, strlen(name)); e != UINT32_MAX; e = p->entries.items[e].next) {
         const ProjEntry *pe = &p->entries.items[e];
-        const ProjFile *f = p->files[pe->file];
-        if (f == self) continue;
-        int score = project__closeness(from->dir, f->dir);
-        const ExternSummary *s = &f->exports[pe->export].summary;
+        const ProjFile *f = &p->files[pe->file];
+        if (pe->file == from->file) continue;
+        int score = project__closeness(from_dir, f->place->dir);
+        const ExternSummary *s = &f->place->exports[pe->export].summary;
         if (score > best_score) {
             best = s, best_score = score, tie = false, *file = pe->file;
         } else if (score == best_score && memcmp(s, best, sizeof *s) != 0) {
@@ -265,46 +423,45 @@ static bool project__informative(const ExternSummary *s, const ImportedCall *c)
 uint32_t project_next_round(Project *p, uint32_t *which)
 {
     if (p->round >= PROJECT_MAX_ROUNDS) return 0;
+    if (!p->placed) project__begin(p);
     project__index(p);
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->n; i++) {
-        const ProjFile *f = p->files[i];
+        const ProjFile *f = &p->files[i];
         bool again = false;
-        for (uint32_t k = 0; k < f->n_calls && !again; k++) {
+        for (uint32_t k = 0; f->calls && k < f->calls->n && !again; k++) {
             uint32_t file;
-            const ExternSummary *s = project__resolve(f, f->calls[k].qual, &file);
-            if (!s || !project__informative(s, &f->calls[k])) continue;
+            const ExternSummary *s = project__resolve(f->place, f->calls->items[k].qual, &file);
+            if (!s || !project__informative(s, &f->calls->items[k])) continue;
             /* first round: every file that reaches another; later: those whose helpers changed */
-            again = p->round == 0 || p->files[file]->changed;
+            again = p->round == 0 || p->files[file].place->changed;
         }
         if (again) which[n++] = i;
     }
-    for (uint32_t i = 0; i < p->n; i++) p->files[i]->changed = false;
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->files[i].place) p->files[i].place->changed = false;
     p->round++;
     return n;
 }
 
 /* ---- helpers the files import from files not given ---- */
 
-/* Does folder dir hold an entry called name? Each folder is read once (a run asks about the same
- * few folders for every import of every file). */
+/* Does folder dir hold an entry called name? Each question is asked of the disk once (a run asks
+ * about the same few names in the same few folders for every import of every file), by one lstat:
+ * not by reading the folder, whose every name would be kept (a run's folders hold all its files). */
 static bool project__has(Project *p, const char *dir, size_t dlen, const char *name)
 {
-    uint32_t at = strmap_get(&p->dirs, dir, dlen);
+    StrBuf path;
+    sb_init(&path);
+    sb_printf(&path, "%.*s/%s", (int)dlen, dir, name);
+    uint32_t at = strmap_get(&p->entries_seen, path.data, path.len);
     if (at == UINT32_MAX) {
-        StrMap *names = ARENA_NEW(&p->arena, StrMap);
-        strmap_init(names);
-        const char *path = arena_strndup(&p->arena, dir, dlen);
-        DIR *d = opendir(dlen ? path : "/");
-        for (struct dirent *e; d && (e = readdir(d)) != NULL;)
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-                strmap_put(names, arena_strdup(&p->arena, e->d_name), strlen(e->d_name), 1);
-        if (d) closedir(d);
-        array_push(&p->listings, names);
-        at = p->listings.len - 1;
-        strmap_put(&p->dirs, path, dlen, at);
+        struct stat st;
+        at = lstat(path.data, &st) == 0; /* a dangling link is an entry too, as readdir shows it */
+        strmap_put(&p->entries_seen, arena_strndup(&p->arena, path.data, path.len), path.len, at);
     }
-    return strmap_get(p->listings.items[at], name, strlen(name)) != UINT32_MAX;
+    sb_free(&path);
+    return at == 1;
 }
 
 /* Does dir hold what marks a project's root (where Python's path search for it ends)? */
@@ -316,6 +473,29 @@ static bool project__is_root(Project *p, const char *dir)
     return false;
 }
 
+/* FNV-1a, 64 bits, of a stem: the project's files are known by these while project_missing runs
+ * (a run may have many files; their stems are not kept). */
+static uint64_t project__hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static int project__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Is stem one of the project's files? (A hash collision only makes a file on disk look known: its
+ * helpers are then not read, as when it is missing.) */
+static bool project__known(const Project *p, const char *stem)
+{
+    uint64_t h = project__hash(stem);
+    return p->known && bsearch(&h, p->known, p->n_known, sizeof h, project__cmp_u64) != NULL;
+}
+
 typedef enum ModuleLookup { MOD_NONE, MOD_NEW, MOD_KNOWN } ModuleLookup;
 
 /* The file of module stem ("/w/pkg/utils"): utils.py or utils/__init__.py. MOD_NEW with its path in
@@ -324,7 +504,7 @@ typedef enum ModuleLookup { MOD_NONE, MOD_NEW, MOD_KNOWN } ModuleLookup;
 static ModuleLookup project__module_file(Project *p, const char *stem, char *out, size_t cap)
 {
     size_t len = strlen(stem);
-    if (strmap_get(&p->stems, stem, len) != UINT32_MAX) return MOD_KNOWN;
+    if (project__known(p, stem)) return MOD_KNOWN;
     uint32_t seen = strmap_get(&p->tried, stem, len);
     if (seen != UINT32_MAX) return seen ? MOD_KNOWN : MOD_NONE;
     /* stem.py in its folder, or a package: a folder stem with an __init__.py */
@@ -347,7 +527,7 @@ static ModuleLookup project__module_file(Project *p, const char *stem, char *out
 /* Where Python would find the module of imported name qual ("utils.f", ".utils.f") for the file from:
  * a relative module exactly; an absolute one in the caller's folder or the nearest folder above it
  * that has it, up to the project's root. The path into out; false when no such file exists. */
-static bool project__find_module(Project *p, const ProjFile *from, const char *qual, char *out, size_t cap)
+static bool project__find_module(Project *p, const char *from_dir, const char *qual, char *out, size_t cap)
 {
     size_t dots = strspn(qual, ".");
     const char *name = qual + dots;
@@ -360,20 +540,20 @@ static bool project__find_module(Project *p, const ProjFile *from, const char *q
     for (char *c = mod; *c; c++)
         if (*c == '.') *c = '/';
     char stem[PATH_MAX];
-    size_t dlen = strlen(from->dir);
+    size_t dlen = strlen(from_dir);
     if (dots) {
         for (size_t up = 1; up < dots; up++) {
-            while (dlen > 0 && from->dir[dlen - 1] != '/') dlen--;
+            while (dlen > 0 && from_dir[dlen - 1] != '/') dlen--;
             if (dlen > 0) dlen--;
         }
-        int n = mlen ? snprintf(stem, sizeof stem, "%.*s/%s", (int)dlen, from->dir, mod)
-                     : snprintf(stem, sizeof stem, "%.*s", (int)dlen, from->dir);
+        int n = mlen ? snprintf(stem, sizeof stem, "%.*s/%s", (int)dlen, from_dir, mod)
+                     : snprintf(stem, sizeof stem, "%.*s", (int)dlen, from_dir);
         return n > 0 && (size_t)n < sizeof stem && project__module_file(p, stem, out, cap) == MOD_NEW;
     }
     if (!mlen) return false; /* a bare name: not an import of a module */
     char dir[PATH_MAX];
     if (dlen >= sizeof dir) return false;
-    memcpy(dir, from->dir, dlen + 1);
+    memcpy(dir, from_dir, dlen + 1);
     for (int level = 0; level < PROJECT_SEARCH_LEVELS && dir[0]; level++) {
         int n = snprintf(stem, sizeof stem, "%s/%s", dir, mod);
         if (n > 0 && (size_t)n < sizeof stem) {
@@ -390,23 +570,45 @@ static bool project__find_module(Project *p, const ProjFile *from, const char *q
 
 uint32_t project_missing(Project *p, const char ***paths)
 {
+    if (!p->placed) project__begin(p);
     project__index(p);
+    *paths = NULL;
+    if (p->n_found >= PROJECT_MAX_FOUND) return 0;
+    char stem[PATH_MAX], dir[PATH_MAX], out[PATH_MAX];
+    p->known = gl_calloc(p->n ? p->n : 1, sizeof *p->known);
+    p->n_known = 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        const char *path;
+        if (!p->files[i].calls) continue;
+        if (p->files[i].place) p->known[p->n_known++] = project__hash(p->files[i].place->stem);
+        else if (p->load(p->load_ctx, i, &path, NULL) == 0 && project__stem(path, stem, dir))
+            p->known[p->n_known++] = project__hash(stem);
+    }
+    qsort(p->known, p->n_known, sizeof *p->known, project__cmp_u64);
     Array(const char *) found;
     array_init(&found);
-    char out[PATH_MAX];
     for (uint32_t i = 0; i < p->n && p->n_found + found.len < PROJECT_MAX_FOUND; i++) {
-        const ProjFile *f = p->files[i];
-        if (!f->stem) continue;
-        for (uint32_t k = 0; k < f->n_calls && p->n_found + found.len < PROJECT_MAX_FOUND; k++) {
+        const ProjFile *f = &p->files[i];
+        if (!f->calls) continue;
+        const char *from_dir = NULL; /* the file's folder, found when first needed */
+        for (uint32_t k = 0; k < f->calls->n && p->n_found + found.len < PROJECT_MAX_FOUND; k++) {
             uint32_t file;
-            if (project__resolve(f, f->calls[k].qual, &file)) continue;
-            if (project__find_module(p, f, f->calls[k].qual, out, sizeof out))
+            const char *qual = f->calls->items[k].qual;
+            if (project__resolve(f->place, qual, &file)) continue;
+            if (!from_dir) {
+                const char *path;
+                if (f->place) from_dir = f->place->dir;
+                else if (p->load(p->load_ctx, i, &path, NULL) == 0 && project__stem(path, stem, dir)) from_dir = dir;
+                else break;
+            }
+            if (project__find_module(p, from_dir, qual, out, sizeof out))
                 array_push(&found, arena_strdup(&p->arena, out));
         }
     }
+    gl_free(p->known);
+    p->known = NULL;
     p->n_found += found.len;
     uint32_t n = found.len;
-    *paths = NULL;
     if (n) {
         *paths = (const char **)ARENA_NEW_N(&p->arena, const char *, n);
         memcpy((void *)*paths, found.items, n * sizeof(const char *));

@@ -17,22 +17,32 @@
 
 typedef struct Project Project;
 
-/* A project of n files (indices 0..n-1). */
-Project *project_new(uint32_t n);
+/* File i's path and latest result, for the project to read the summaries it exports (the caller
+ * keeps results where it likes: the CLI, in its spill). 0 with *path (the caller's string, which
+ * lives as long as the project) and, unless out is NULL, *out filled (the project frees it); -1
+ * when the file has no result. */
+typedef int (*ProjectLoad)(void *ctx, uint32_t i, const char **path, LintResult *out);
+
+/* A project of n files (indices 0..n-1). Its memory stays small per file: the names each file
+ * calls, and the summaries of only those functions that some file calls by name (read through
+ * load when the project first needs them). */
+Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx);
 void project_free(Project *p);
-/* One more file; returns its index. */
+/* One more file; returns its index (load must answer for it too). */
 uint32_t project_add(Project *p);
 /* The files on disk that define imported names the project's files call but no file of the project
  * defines (found as Python would: see project__find_module), each once, in a stable order. The
  * caller lints them for their summaries (not their findings), adds them with project_add and
  * project_set, and may ask again (helpers of helpers). Returns how many; *paths lives as long as p. */
 uint32_t project_missing(Project *p, const char ***paths);
-/* Records what file i's latest lint exported and called. The project copies what it keeps; r can be
- * freed after the call. */
+/* Records what file i's latest lint called (the first time) and exported. The project copies what
+ * it keeps: path and r can be freed after the call. */
 void project_set(Project *p, uint32_t i, const char *path, const LintResult *r);
 /* The files to lint again, with project_attach(), written to which[] (room for n); returns how many.
  * 0 when nothing would change (or after PROJECT_MAX_ROUNDS rounds). */
 uint32_t project_next_round(Project *p, uint32_t *which);
+/* The imported names file i calls, as its first lint recorded them (*n of them). */
+const ImportedCall *project_calls(const Project *p, uint32_t i, uint32_t *n);
 /* Attaches the other files' summaries to o, the options file i is linted with again. */
 void project_attach(Project *p, uint32_t i, LintOptions *o);
 

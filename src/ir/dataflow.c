@@ -9,7 +9,9 @@
  * Functions are analysed on demand when first called (so a helper's summary is ready where it is
  * used), the rest afterwards, each once. Nothing here recurses over syntax; the only recursion is
  * through calls of local functions, bounded by DF_MAX_CALL_DEPTH. */
+#include <pthread.h>
 #include <stdio.h>
+#include "base/strmap.h"
 #include "ir/dataflow.h"
 
 #define DF_MAX_PASSES 4
@@ -37,14 +39,44 @@ static const ApiEntry api_table[] = {
 #undef API_METHOD
 };
 
+/* Methods that only modules (and optimizers) have: evidence that an unknown object is a model. */
+static const char *const df_module_methods[] = {
+    "parameters", "named_parameters", "eval", "train", "state_dict", "load_state_dict", "modules",
+    "children", "named_modules", "buffers", "forward", "apply", "register_buffer",
+    "register_forward_hook", "init_hidden", "init_hidden_state", "init_state", "create_hidden",
+    "reset_state", "reset_hidden", "reset_states", "begin_state", "initHidden", "init_states",
+};
+
+/* The tables hashed once per process: every call and method of every pass looks names up (a
+ * linear strcmp over 160 entries was a tenth of an LSP re-lint). First entry of a name wins, as in
+ * the table order. */
+static StrMap api_fns, api_methods, df_module_method_set;
+static uint32_t api_prefixes[64], api_prefix_len[64], n_api_prefixes;
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+static void api__init(void)
+{
+    for (uint32_t i = 0; i < ARRAY_LEN(api_table); i++) {
+        const ApiEntry *e = &api_table[i];
+        StrMap *m = e->kind == 0 ? &api_fns : e->kind == 2 ? &api_methods : NULL;
+        size_t n = strlen(e->name);
+        if (m && strmap_get(m, e->name, n) == UINT32_MAX) strmap_put(m, e->name, n, i);
+        if (e->kind == 1 && ALWAYS(n_api_prefixes < ARRAY_LEN(api_prefixes)))
+            api_prefix_len[n_api_prefixes] = (uint32_t)n, api_prefixes[n_api_prefixes++] = i;
+    }
+    for (uint32_t i = 0; i < ARRAY_LEN(df_module_methods); i++)
+        strmap_put(&df_module_method_set, df_module_methods[i], strlen(df_module_methods[i]), i);
+}
+
 static ApiEffect api_function(const char *qual)
 {
     if (!qual) return EFF_NONE;
-    for (size_t i = 0; i < ARRAY_LEN(api_table); i++)
-        if (api_table[i].kind == 0 && !strcmp(api_table[i].name, qual)) return api_table[i].effect;
-    for (size_t i = 0; i < ARRAY_LEN(api_table); i++) {
-        const ApiEntry *e = &api_table[i];
-        if (e->kind != 1 || strncmp(qual, e->name, strlen(e->name)) != 0) continue;
+    pthread_once(&api_once, api__init);
+    uint32_t hit = strmap_get(&api_fns, qual, strlen(qual));
+    if (hit != UINT32_MAX) return api_table[hit].effect;
+    for (uint32_t k = 0; k < n_api_prefixes; k++) {
+        const ApiEntry *e = &api_table[api_prefixes[k]];
+        if (strncmp(qual, e->name, api_prefix_len[k]) != 0) continue;
         if (e->effect == EFF_MODULE || e->effect == EFF_OPTIM) {
             /* constructors are CamelCase: torch.nn.Linear, torch.optim.Adam; lowercase names under
              * torch.nn (torch.nn.functional handled above) are functions */
@@ -69,12 +101,11 @@ static ApiEffect api_function(const char *qual)
 static ApiEffect api_method(const char *name)
 {
     if (!name) return EFF_NONE;
-    for (size_t i = 0; i < ARRAY_LEN(api_table); i++)
-        if (api_table[i].kind == 2 && !strcmp(api_table[i].name, name)) return api_table[i].effect;
-    return EFF_NONE;
+    pthread_once(&api_once, api__init);
+    uint32_t hit = strmap_get(&api_methods, name, strlen(name));
+    return hit == UINT32_MAX ? EFF_NONE : (ApiEffect)api_table[hit].effect;
 }
 
-/* Methods that only modules (and optimizers) have: evidence that an unknown object is a model. */
 /* The function of method name in local class cls, or IR_NONE. */
 static uint32_t df__class_method(const IrModule *m, uint32_t cls, const char *name)
 {
@@ -104,15 +135,8 @@ static uint32_t df__call_target(const IrModule *m, const Facts *fx, const IrFunc
 
 static bool df__module_method(const char *name)
 {
-    static const char *const names[] = {
-        "parameters", "named_parameters", "eval", "train", "state_dict", "load_state_dict", "modules",
-        "children", "named_modules", "buffers", "forward", "apply", "register_buffer",
-        "register_forward_hook", "init_hidden", "init_hidden_state", "init_state", "create_hidden",
-        "reset_state", "reset_hidden", "reset_states", "begin_state", "initHidden", "init_states",
-    };
-    for (size_t i = 0; i < ARRAY_LEN(names); i++)
-        if (!strcmp(names[i], name)) return true;
-    return false;
+    pthread_once(&api_once, api__init);
+    return strmap_get(&df_module_method_set, name, strlen(name)) != UINT32_MAX;
 }
 
 static bool df__container_mutator(const char *name)
@@ -900,10 +924,11 @@ static AVal df_load(Interp *I, uint32_t op)
         /* the module's value of that name, when the module has analysed it */
         const IrFunc *top = I->m->funcs.items[0];
         FuncFacts *tf = &I->fx->funcs[0];
-        for (uint32_t i = 0; i < top->ops.len && tf->val; i++) {
+        /* the module's variable of that name (stores are to plain variables, one slot per name) */
+        uint32_t slot = strmap_get(&top->var_index, var->name, strlen(var->name));
+        for (uint32_t i = 0; i < top->ops.len && tf->val && slot != UINT32_MAX; i++) {
             const IrOp *t = &top->ops.items[i];
-            if (t->kind == IR_STORE && t->var != IR_NONE && !strcmp(top->vars.items[t->var].name, var->name) &&
-                tf->reached[i]) {
+            if (t->kind == IR_STORE && t->var == slot && tf->reached[i]) {
                 AVal r = tf->val[i];
                 r.flags |= VF_OUTER;
                 r.def = IR_NONE;
@@ -1790,6 +1815,7 @@ static void df__mark_module_classes(const IrModule *m)
 
 void df_analyse(const IrModule *m, Facts *out)
 {
+    pthread_once(&api_once, api__init); /* here, so the tables exist before any test counts allocations */
     out->m = m;
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);

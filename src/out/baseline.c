@@ -85,7 +85,7 @@ int baseline_read(const char *file, Baseline *b, char *err, size_t err_size)
             baseline_free(b);
             return -1;
         }
-        BaselineEntry be = {gl_strdup(rule), gl_strdup(baseline__path(path)), gl_strdup(source), (uint32_t)n, 0};
+        BaselineEntry be = {gl_strdup(rule), gl_strdup(baseline__path(path)), gl_strdup(source), (uint32_t)n, 0, false};
         array_push(&b->entries, be);
     }
     json_decref(root);
@@ -105,42 +105,71 @@ bool baseline_match(Baseline *b, const char *rule, const char *path, const char 
     return false;
 }
 
-typedef struct Key {
-    const char *rule, *path;
-    char *source;
-} Key;
+void baseline_linted(Baseline *b, const char *path)
+{
+    path = baseline__path(path);
+    for (uint32_t i = 0; i < b->entries.len; i++)
+        if (!strcmp(b->entries.items[i].path, path)) b->entries.items[i].linted = true;
+}
 
 static int baseline__cmp(const void *x, const void *y)
 {
-    const Key *a = x, *b = y;
+    const BaselineKey *a = x, *b = y;
     int c = strcmp(a->path, b->path);
     if (!c) c = strcmp(a->rule, b->rule);
     if (!c) c = strcmp(a->source, b->source);
     return c;
 }
 
+void baseline_writer_init(BaselineWriter *w)
+{
+    array_init(&w->keys);
+}
+
+void baseline_writer_free(BaselineWriter *w)
+{
+    for (uint32_t i = 0; i < w->keys.len; i++) {
+        gl_free(w->keys.items[i].path);
+        gl_free(w->keys.items[i].source);
+    }
+    array_free(&w->keys);
+}
+
+void baseline_writer_add(BaselineWriter *w, const OutFile *f)
+{
+    for (uint32_t d = 0; d < f->n_diags; d++) {
+        BaselineKey k = {out_rule(f->diags[d].rule)->code, gl_strdup(baseline__path(f->path)),
+                         baseline_source(f->src, f->len, &f->diags[d].span)};
+        array_push(&w->keys, k);
+    }
+}
+
 long baseline_write(const char *file, const OutFile *files, uint32_t n, char *err, size_t err_size)
 {
-    Array(Key) keys;
-    array_init(&keys);
-    for (uint32_t f = 0; f < n; f++)
-        for (uint32_t d = 0; d < files[f].n_diags; d++) {
-            Key k = {out_rule(files[f].diags[d].rule)->code, baseline__path(files[f].path),
-                     baseline_source(files[f].src, files[f].len, &files[f].diags[d].span)};
-            array_push(&keys, k);
-        }
-    if (keys.len > 1) qsort(keys.items, keys.len, sizeof(Key), baseline__cmp);
+    BaselineWriter w;
+    baseline_writer_init(&w);
+    for (uint32_t f = 0; f < n; f++) baseline_writer_add(&w, &files[f]);
+    long rc = baseline_writer_finish(&w, file, err, err_size);
+    baseline_writer_free(&w);
+    return rc;
+}
+
+long baseline_writer_finish(BaselineWriter *w, const char *file, char *err, size_t err_size)
+{
+    BaselineKey *keys = w->keys.items;
+    uint32_t nkeys = w->keys.len;
+    if (nkeys > 1) qsort(keys, nkeys, sizeof *keys, baseline__cmp);
     json_t *root = json_object();
     json_object_set_new(root, "version", json_integer(BASELINE_VERSION));
     json_object_set_new(root, "tool", json_string("gradleak " GL_VERSION));
     json_t *entries = json_array();
-    for (uint32_t i = 0; i < keys.len;) {
+    for (uint32_t i = 0; i < nkeys;) {
         uint32_t j = i + 1;
-        while (j < keys.len && !baseline__cmp(&keys.items[i], &keys.items[j])) j++;
+        while (j < nkeys && !baseline__cmp(&keys[i], &keys[j])) j++;
         json_t *e = json_object();
-        json_object_set_new(e, "rule", json_string(keys.items[i].rule));
-        char *p = out_utf8_sanitize(keys.items[i].path, strlen(keys.items[i].path));
-        char *s = out_utf8_sanitize(keys.items[i].source, strlen(keys.items[i].source));
+        json_object_set_new(e, "rule", json_string(keys[i].rule));
+        char *p = out_utf8_sanitize(keys[i].path, strlen(keys[i].path));
+        char *s = out_utf8_sanitize(keys[i].source, strlen(keys[i].source));
         json_object_set_new(e, "path", json_string(p));
         json_object_set_new(e, "source", json_string(s));
         gl_free(p);
@@ -150,9 +179,7 @@ long baseline_write(const char *file, const OutFile *files, uint32_t n, char *er
         i = j;
     }
     json_object_set_new(root, "entries", entries);
-    long total = keys.len;
-    for (uint32_t i = 0; i < keys.len; i++) gl_free(keys.items[i].source);
-    array_free(&keys);
+    long total = nkeys;
     StrBuf tmp;
     sb_init(&tmp);
     sb_printf(&tmp, "%s.%ld.tmp", file, (long)getpid());

@@ -39,8 +39,22 @@ typedef struct OutOptions {
 
 /* Writes every finding of files[0..n_files) in the given format. Files come sorted by path and
  * each file's diags by position. o may be NULL (all defaults off). Returns 0, or -1 when the
- * stream reports a write error or a document cannot be built. */
+ * stream reports a write error or a document cannot be built. The same as out_stream_begin, one
+ * out_stream_file per file, out_stream_end. */
 int out_write(FILE *fp, OutFormat fmt, const OutFile *files, uint32_t n_files, const OutOptions *o);
+
+/* The same output written one file at a time, so that a run never holds every file's findings:
+ * out_stream_begin writes what comes before the findings (SARIF's tool and rules, JSON's "["),
+ * out_stream_file one file's findings (files in path order, as for out_write), and out_stream_end
+ * the rest (the summary line, --statistics, the closing brackets) and frees the stream. The bytes
+ * are exactly those of out_write over the same files. The stream keeps counts, not findings: the
+ * file's memory can go as soon as out_stream_file returns. o (may be NULL) must outlive the stream;
+ * its `fixed` is read by out_stream_end, so --fix can count while it streams. out_stream_end
+ * returns 0, or -1 when a write failed or a document could not be built (at any point). */
+typedef struct OutStream OutStream;
+OutStream *out_stream_begin(FILE *fp, OutFormat fmt, const OutOptions *o);
+void out_stream_file(OutStream *s, const OutFile *f);
+int out_stream_end(OutStream *s);
 
 /* "full", "concise", "json", "sarif", "github" -> *fmt and 0; anything else -> -1, *fmt unchanged. */
 int out_format_parse(const char *name, OutFormat *fmt);
@@ -89,10 +103,7 @@ typedef struct OutCounts {
 } OutCounts;
 OutCounts out_count(const OutFile *files, uint32_t n, bool unsafe_fixes);
 
-/* The per-format writers behind out_write. */
-int out_text_write(FILE *fp, bool concise, const OutFile *files, uint32_t n, const OutOptions *o);
-int out_json_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions *o);
-int out_sarif_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions *o);
-int out_github_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions *o);
+/* Adds one file's findings to c. */
+void out_count_add(OutCounts *c, const OutFile *f, bool unsafe_fixes);
 
 #endif

@@ -1,5 +1,5 @@
 /* GitHub Actions workflow commands (`::error file=...::message`), escaped as the Actions toolkit does. */
-#include "out/out.h"
+#include "out/out_int.h"
 
 /* actions/toolkit command.ts: escapeData turns % CR LF into %25 %0D %0A; escapeProperty also turns
  * : and , into %3A and %2C (they delimit the properties). */
@@ -17,26 +17,22 @@ static void gh__escape(FILE *fp, const char *s, bool property)
     }
 }
 
-int out_github_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions *o)
+void out_github_file(OutStream *st, const OutFile *f)
 {
-    GL_UNUSED(o);
-    for (uint32_t i = 0; i < n; i++) {
-        const OutFile *f = &files[i];
-        for (uint32_t j = 0; j < f->n_diags; j++) {
-            const Diag *d = &f->diags[j];
-            const RuleInfo *ri = out_rule(d->rule);
-            OutPos s = out_span_start(f, &d->span), e = out_span_end(f, &d->span);
-            const char *level = d->severity == SEV_ERROR ? "error" : d->severity == SEV_WARNING ? "warning" : "notice";
-            fprintf(fp, "::%s file=", level);
-            gh__escape(fp, f->path, true);
-            fprintf(fp, ",line=%u,col=%u,endLine=%u,endColumn=%u,title=", s.row, s.col, e.row, e.col);
-            gh__escape(fp, ri->code, true);
-            fputc(' ', fp);
-            gh__escape(fp, ri->name, true);
-            fputs("::", fp);
-            gh__escape(fp, d->message, false);
-            fputc('\n', fp);
-        }
+    FILE *fp = st->fp;
+    for (uint32_t j = 0; j < f->n_diags; j++) {
+        const Diag *d = &f->diags[j];
+        const RuleInfo *ri = out_rule(d->rule);
+        OutPos s = out_span_start(f, &d->span), e = out_span_end(f, &d->span);
+        const char *level = d->severity == SEV_ERROR ? "error" : d->severity == SEV_WARNING ? "warning" : "notice";
+        fprintf(fp, "::%s file=", level);
+        gh__escape(fp, f->path, true);
+        fprintf(fp, ",line=%u,col=%u,endLine=%u,endColumn=%u,title=", s.row, s.col, e.row, e.col);
+        gh__escape(fp, ri->code, true);
+        fputc(' ', fp);
+        gh__escape(fp, ri->name, true);
+        fputs("::", fp);
+        gh__escape(fp, d->message, false);
+        fputc('\n', fp);
     }
-    return 0;
 }

@@ -1,7 +1,9 @@
-/* ruff-compatible JSON output (an array of findings, or --statistics rows), built with jansson. */
+/* ruff-compatible JSON output (an array of findings, or --statistics rows), built with jansson one
+ * finding at a time and written as the array's next element. */
 #include <jansson.h>
+#include <stdlib.h>
 #include "base/strbuf.h"
-#include "out/out.h"
+#include "out/out_int.h"
 
 /* A JSON string from any bytes: jansson refuses invalid UTF-8, so it is replaced by U+FFFD first. */
 static json_t *json__str(const char *s)
@@ -80,40 +82,47 @@ static json_t *json__diag(const OutFile *f, LineIndex *li, const Diag *d)
     return o;
 }
 
-static json_t *json__statistics(const OutFile *files, uint32_t n)
+/* One element of the streamed array, dumped as json_dumpf would lay it out inside the array. */
+static void json__element(OutStream *s, json_t *v)
 {
-    OutStat rows[RULE_COUNT + 1];
-    uint32_t k = out_statistics_rows(files, n, rows);
-    json_t *arr = json_array();
-    for (uint32_t i = 0; i < k; i++) {
-        const RuleInfo *ri = out_rule(rows[i].rule);
-        json_t *o = json_object();
-        json_object_set_new(o, "code", json_string(ri->code));
-        json_object_set_new(o, "name", json_string(ri->name));
-        json_object_set_new(o, "count", json_integer(rows[i].count));
-        json_object_set_new(o, "fixable", json_boolean(rows[i].fixable));
-        json_array_append_new(arr, o);
+    char *dump = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(v);
+    if (!dump) {
+        s->failed = true;
+        return;
     }
-    return arr;
+    out_json_element(s, dump);
+    free(dump); /* jansson's own allocation */
 }
 
-int out_json_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions *o)
+void out_json_begin(OutStream *s)
 {
-    json_t *arr;
-    if (o->statistics) {
-        arr = json__statistics(files, n);
-    } else {
-        arr = json_array();
-        for (uint32_t i = 0; i < n; i++) {
-            LineIndex li = {NULL, 0};
-            for (uint32_t j = 0; j < files[i].n_diags; j++)
-                json_array_append_new(arr, json__diag(&files[i], &li, &files[i].diags[j]));
-            if (li.starts) lineindex_free(&li);
+    fputc('[', s->fp);
+}
+
+void out_json_file(OutStream *s, const OutFile *f)
+{
+    if (s->o->statistics) return;
+    LineIndex li = {NULL, 0};
+    for (uint32_t j = 0; j < f->n_diags; j++) json__element(s, json__diag(f, &li, &f->diags[j]));
+    if (li.starts) lineindex_free(&li);
+}
+
+void out_json_end(OutStream *s)
+{
+    if (s->o->statistics) {
+        OutStat rows[RULE_COUNT + 1];
+        uint32_t k = out_stream_statistics_rows(s, rows);
+        for (uint32_t i = 0; i < k; i++) {
+            const RuleInfo *ri = out_rule(rows[i].rule);
+            json_t *o = json_object();
+            json_object_set_new(o, "code", json_string(ri->code));
+            json_object_set_new(o, "name", json_string(ri->name));
+            json_object_set_new(o, "count", json_integer(rows[i].count));
+            json_object_set_new(o, "fixable", json_boolean(rows[i].fixable));
+            json__element(s, o);
         }
     }
-    int rc = json_dumpf(arr, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(arr);
-    if (rc != 0) return -1;
-    fputc('\n', fp);
-    return 0;
+    out_json_close(s);
+    fputc('\n', s->fp);
 }

@@ -1,8 +1,9 @@
 /* SARIF 2.1.0 output for GitHub code scanning (checked with `Sarif.Multitool validate --rule-kind Gh;Sarif`). */
 #include <jansson.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "base/strbuf.h"
-#include "out/out.h"
+#include "out/out_int.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 #define SARIF_TOOL_URI "https://github.com/gradleak/gradleak"
@@ -270,9 +271,11 @@ static json_t *sarif__result(const OutFile *f, const Diag *d, json_t *artifact, 
     return res;
 }
 
-static void sarif__file_results(json_t *results, const OutFile *f, const char *root_abs, const char *const *props)
+void out_sarif_file(OutStream *s, const OutFile *f)
 {
-    json_t *artifact = sarif__artifact(root_abs, f->path);
+    const OutOptions *o = s->o;
+    const char *const *props = o->sarif_props ? o->sarif_props[s->files] : NULL;
+    json_t *artifact = sarif__artifact(s->root, f->path);
     uint64_t *seen = gl_malloc(sizeof *seen * (f->n_diags ? f->n_diags : 1));
     for (uint32_t j = 0; j < f->n_diags; j++) {
         const Diag *d = &f->diags[j];
@@ -280,15 +283,22 @@ static void sarif__file_results(json_t *results, const OutFile *f, const char *r
         uint32_t occurrence = 1;
         for (uint32_t k = 0; k < j; k++) occurrence += seen[k] == h;
         seen[j] = h;
-        json_array_append_new(results, sarif__result(f, d, artifact, h, occurrence,
-                                                     props ? props[j] : NULL));
+        json_t *res = sarif__result(f, d, artifact, h, occurrence, props ? props[j] : NULL);
+        char *dump = json_dumps(res, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(res);
+        if (dump) out_json_element(s, dump);
+        else s->failed = true;
+        free(dump); /* jansson's own allocation */
     }
     gl_free(seen);
     json_decref(artifact);
 }
 
-int out_sarif_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions *o)
+/* The document is dumped once with an empty results array, then split there: the results stream
+ * in between, laid out as json_dumpf lays out the whole document. */
+void out_sarif_begin(OutStream *s)
 {
+    const OutOptions *o = s->o;
     StrBuf root, uri;
     sb_init(&root);
     sb_init(&uri);
@@ -305,10 +315,6 @@ int out_sarif_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions
     json_t *tool = json_object();
     json_object_set_new(tool, "driver", driver);
 
-    json_t *results = json_array();
-    for (uint32_t i = 0; i < n; i++)
-        sarif__file_results(results, &files[i], root.data, o->sarif_props ? o->sarif_props[i] : NULL);
-
     sb_puts(&uri, "file://");
     sarif__uri_encode(&uri, root.data);
     if (uri.data[uri.len - 1] != '/') sb_putc(&uri, '/');
@@ -320,7 +326,7 @@ int out_sarif_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions
     json_object_set_new(run, "tool", tool);
     json_object_set_new(run, "originalUriBaseIds", base);
     json_object_set_new(run, "columnKind", json_string("unicodeCodePoints"));
-    json_object_set_new(run, "results", results);
+    json_object_set_new(run, "results", json_array()); /* the last member of the run: see the split below */
     json_t *runs = json_array();
     json_array_append_new(runs, run);
     json_t *doc = json_object();
@@ -328,11 +334,33 @@ int out_sarif_write(FILE *fp, const OutFile *files, uint32_t n, const OutOptions
     json_object_set_new(doc, "version", json_string("2.1.0"));
     json_object_set_new(doc, "runs", runs);
 
-    int rc = json_dumpf(doc, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *dump = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
-    sb_free(&root);
     sb_free(&uri);
-    if (rc != 0) return -1;
-    fputc('\n', fp);
-    return 0;
+    s->root = sb_take(&root);
+    /* The last `"results": [` of the dump is the run's: a string's quotes are escaped, so the key
+     * cannot appear inside one. */
+    static const char key[] = "\"results\": [";
+    char *at = NULL;
+    for (char *p = dump; p && (p = strstr(p, key)) != NULL; p++) at = p;
+    if (NEVER(!at)) {
+        s->failed = true;
+        free(dump);
+        return;
+    }
+    char *line = at;
+    while (line > dump && line[-1] != '\n') line--;
+    s->indent = (int)(at - line);
+    char *open = at + sizeof key - 1;
+    fwrite(dump, 1, (size_t)(open - dump), s->fp);
+    s->tail = gl_strdup(open); /* "]" and what closes the run and the document */
+    free(dump); /* jansson's own allocation */
+}
+
+void out_sarif_end(OutStream *s)
+{
+    if (!s->tail) return;
+    if (s->items) fprintf(s->fp, "\n%*s", s->indent, "");
+    fputs(s->tail, s->fp);
+    fputc('\n', s->fp);
 }

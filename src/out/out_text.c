@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "base/array.h"
 #include "base/strbuf.h"
-#include "out/out.h"
+#include "out/out_int.h"
 
 /* ---- shared helpers ---- */
 
@@ -40,19 +40,75 @@ const char *out_format_name(OutFormat fmt)
 
 int out_write(FILE *fp, OutFormat fmt, const OutFile *files, uint32_t n_files, const OutOptions *o)
 {
+    OutStream *s = out_stream_begin(fp, fmt, o);
+    for (uint32_t i = 0; i < n_files; i++) out_stream_file(s, &files[i]);
+    return out_stream_end(s);
+}
+
+OutStream *out_stream_begin(FILE *fp, OutFormat fmt, const OutOptions *o)
+{
     static const OutOptions defaults;
-    if (!o) o = &defaults;
-    int rc;
-    switch (fmt) {
-    case OUT_FULL: rc = out_text_write(fp, false, files, n_files, o); break;
-    case OUT_CONCISE: rc = out_text_write(fp, true, files, n_files, o); break;
-    case OUT_JSON: rc = out_json_write(fp, files, n_files, o); break;
-    case OUT_SARIF: rc = out_sarif_write(fp, files, n_files, o); break;
-    case OUT_GITHUB: rc = out_github_write(fp, files, n_files, o); break;
-    default: return -1;
+    OutStream *s = gl_calloc(1, sizeof *s);
+    s->fp = fp;
+    s->fmt = fmt;
+    s->o = o ? o : &defaults;
+    for (int r = 0; r <= RULE_COUNT; r++) s->stats[r].rule = r;
+    if (fmt == OUT_JSON) out_json_begin(s);
+    else if (fmt == OUT_SARIF) out_sarif_begin(s);
+    return s;
+}
+
+void out_stream_file(OutStream *s, const OutFile *f)
+{
+    out_count_add(&s->counts, f, s->o->unsafe_fixes);
+    for (uint32_t j = 0; j < f->n_diags; j++) {
+        const Diag *d = &f->diags[j];
+        OutStat *st = &s->stats[d->rule >= 0 && d->rule < RULE_COUNT ? d->rule : RULE_COUNT];
+        st->count++;
+        if (d->fix) st->fixable = s->any_fix = true;
     }
-    if (fflush(fp) != 0 || ferror(fp)) return -1;
+    switch (s->fmt) {
+    case OUT_FULL: out_text_file(s, f, false); break;
+    case OUT_CONCISE: out_text_file(s, f, true); break;
+    case OUT_JSON: out_json_file(s, f); break;
+    case OUT_SARIF: out_sarif_file(s, f); break;
+    case OUT_GITHUB: out_github_file(s, f); break;
+    }
+    s->files++;
+}
+
+int out_stream_end(OutStream *s)
+{
+    switch (s->fmt) {
+    case OUT_FULL:
+    case OUT_CONCISE: out_text_end(s); break;
+    case OUT_JSON: out_json_end(s); break;
+    case OUT_SARIF: out_sarif_end(s); break;
+    case OUT_GITHUB: break;
+    }
+    int rc = s->failed || fflush(s->fp) != 0 || ferror(s->fp) ? -1 : 0;
+    gl_free(s->root);
+    gl_free(s->tail);
+    gl_free(s);
     return rc;
+}
+
+void out_json_element(OutStream *s, const char *dump)
+{
+    int depth = s->indent + 2;
+    fprintf(s->fp, "%s\n%*s", s->items ? "," : "", depth, "");
+    /* a JSON text has no raw line break inside a string: every one is the layout's */
+    for (const char *p = dump; *p; p++) {
+        fputc(*p, s->fp);
+        if (*p == '\n') fprintf(s->fp, "%*s", depth, "");
+    }
+    s->items++;
+}
+
+void out_json_close(OutStream *s)
+{
+    if (s->items) fprintf(s->fp, "\n%*s", s->indent, "");
+    fputc(']', s->fp);
 }
 
 OutPos out_pos(const char *src, size_t len, uint32_t row, uint32_t off, uint32_t byte_col)
@@ -113,21 +169,24 @@ char *out_utf8_sanitize(const char *s, size_t n)
     return sb_take(&sb);
 }
 
+void out_count_add(OutCounts *c, const OutFile *f, bool unsafe_fixes)
+{
+    for (uint32_t j = 0; j < f->n_diags; j++) {
+        const Diag *d = &f->diags[j];
+        c->total++;
+        if (d->severity == SEV_WARNING) c->warnings++;
+        else if (d->severity == SEV_INFO) c->infos++;
+        else c->errors++;
+        if (!d->fix) continue;
+        if (d->fix->safety == FIX_SAFE || unsafe_fixes) c->fixable++;
+        else c->unsafe_hidden++;
+    }
+}
+
 OutCounts out_count(const OutFile *files, uint32_t n, bool unsafe_fixes)
 {
     OutCounts c = {0};
-    for (uint32_t i = 0; i < n; i++) {
-        for (uint32_t j = 0; j < files[i].n_diags; j++) {
-            const Diag *d = &files[i].diags[j];
-            c.total++;
-            if (d->severity == SEV_WARNING) c.warnings++;
-            else if (d->severity == SEV_INFO) c.infos++;
-            else c.errors++;
-            if (!d->fix) continue;
-            if (d->fix->safety == FIX_SAFE || unsafe_fixes) c.fixable++;
-            else c.unsafe_hidden++;
-        }
-    }
+    for (uint32_t i = 0; i < n; i++) out_count_add(&c, &files[i], unsafe_fixes);
     return c;
 }
 
@@ -303,9 +362,8 @@ static void text__header(FILE *fp, const TextStyle *st, const OutFile *f, const 
     fputc('\n', fp);
 }
 
-static void text__summary(FILE *fp, const TextStyle *st, const OutFile *files, uint32_t n, const OutOptions *o)
+static void text__summary(FILE *fp, const TextStyle *st, OutCounts c, const OutOptions *o)
 {
-    OutCounts c = out_count(files, n, o->unsafe_fixes);
     if (c.total == 0 && o->fixed == 0) {
         fprintf(fp, "%sAll checks passed!%s\n", st->ok, st->reset);
         return;
@@ -326,39 +384,41 @@ static void text__summary(FILE *fp, const TextStyle *st, const OutFile *files, u
     }
 }
 
-int out_text_write(FILE *fp, bool concise, const OutFile *files, uint32_t n, const OutOptions *o)
+void out_text_file(OutStream *s, const OutFile *f, bool concise)
 {
+    const OutOptions *o = s->o;
     const TextStyle *st = o->color ? &text__color : &text__plain;
-    if (o->statistics) {
-        out_statistics(fp, files, n, o->color);
-        return 0;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const OutFile *f = &files[i];
-        for (uint32_t j = 0; j < f->n_diags; j++) {
-            const Diag *d = &f->diags[j];
-            text__header(fp, st, f, d, o);
-            if (concise) continue;
-            text__frame(fp, st, f, d);
-            const char *help = d->hint ? d->hint : d->fix ? d->fix->message : NULL;
-            if (help) fprintf(fp, "  = %shelp%s: %s\n", st->help, st->reset, help);
-            for (uint32_t k = 0; k < d->n_related; k++) {
-                const Related *r = &d->related[k];
-                fprintf(fp, "  = %snote%s: line %u: %s\n", st->help, st->reset, r->span.row + 1,
-                        r->message ? r->message : "");
-            }
-            /* --trace: the dataflow facts behind the finding, one per line */
-            for (const char *t = d->trace; t && *t;) {
-                const char *nl = strchr(t, '\n');
-                size_t len = nl ? (size_t)(nl - t) : strlen(t);
-                fprintf(fp, "  = %strace%s: %.*s\n", st->help, st->reset, (int)len, t);
-                t += len + (nl ? 1 : 0);
-            }
-            fputc('\n', fp);
+    FILE *fp = s->fp;
+    if (o->statistics) return;
+    for (uint32_t j = 0; j < f->n_diags; j++) {
+        const Diag *d = &f->diags[j];
+        text__header(fp, st, f, d, o);
+        if (concise) continue;
+        text__frame(fp, st, f, d);
+        const char *help = d->hint ? d->hint : d->fix ? d->fix->message : NULL;
+        if (help) fprintf(fp, "  = %shelp%s: %s\n", st->help, st->reset, help);
+        for (uint32_t k = 0; k < d->n_related; k++) {
+            const Related *r = &d->related[k];
+            fprintf(fp, "  = %snote%s: line %u: %s\n", st->help, st->reset, r->span.row + 1,
+                    r->message ? r->message : "");
         }
+        /* --trace: the dataflow facts behind the finding, one per line */
+        for (const char *t = d->trace; t && *t;) {
+            const char *nl = strchr(t, '\n');
+            size_t len = nl ? (size_t)(nl - t) : strlen(t);
+            fprintf(fp, "  = %strace%s: %.*s\n", st->help, st->reset, (int)len, t);
+            t += len + (nl ? 1 : 0);
+        }
+        fputc('\n', fp);
     }
-    text__summary(fp, st, files, n, o);
-    return 0;
+}
+
+static void stat__print(FILE *fp, const OutStat all[RULE_COUNT + 1], bool any_fix, bool color);
+
+void out_text_end(OutStream *s)
+{
+    if (s->o->statistics) stat__print(s->fp, s->stats, s->any_fix, s->o->color);
+    else text__summary(s->fp, s->o->color ? &text__color : &text__plain, s->counts, s->o);
 }
 
 /* ---- statistics ---- */
@@ -370,9 +430,18 @@ static int stat__cmp(const void *a, const void *b)
     return strcmp(out_rule(x->rule)->code, out_rule(y->rule)->code);
 }
 
-static uint32_t stat__collect(const OutFile *files, uint32_t n, OutStat *rows, bool *any_fix)
+/* The rows of all[] (indexed by rule) that counted something, in out_statistics' order. */
+static uint32_t stat__rows(const OutStat all[RULE_COUNT + 1], OutStat *rows)
 {
-    OutStat all[RULE_COUNT + 1];
+    uint32_t k = 0;
+    for (int r = 0; r <= RULE_COUNT; r++)
+        if (all[r].count) rows[k++] = all[r];
+    qsort(rows, k, sizeof *rows, stat__cmp);
+    return k;
+}
+
+static void stat__collect(const OutFile *files, uint32_t n, OutStat all[RULE_COUNT + 1], bool *any_fix)
+{
     for (int r = 0; r <= RULE_COUNT; r++) all[r] = (OutStat){r, 0, false};
     *any_fix = false;
     for (uint32_t i = 0; i < n; i++) {
@@ -383,19 +452,13 @@ static uint32_t stat__collect(const OutFile *files, uint32_t n, OutStat *rows, b
             if (d->fix) all[r].fixable = *any_fix = true;
         }
     }
-    uint32_t k = 0;
-    for (int r = 0; r <= RULE_COUNT; r++)
-        if (all[r].count) rows[k++] = all[r];
-    qsort(rows, k, sizeof *rows, stat__cmp);
-    return k;
 }
 
-void out_statistics(FILE *fp, const OutFile *files, uint32_t n, bool color)
+static void stat__print(FILE *fp, const OutStat all[RULE_COUNT + 1], bool any_fix, bool color)
 {
     const TextStyle *st = color ? &text__color : &text__plain;
     OutStat rows[RULE_COUNT + 1];
-    bool any_fix;
-    uint32_t k = stat__collect(files, n, rows, &any_fix);
+    uint32_t k = stat__rows(all, rows);
     int cw = 1, codew = 1;
     for (uint32_t i = 0; i < k; i++) {
         cw = GL_MAX(cw, (int)text__digits(rows[i].count));
@@ -410,8 +473,23 @@ void out_statistics(FILE *fp, const OutFile *files, uint32_t n, bool color)
     }
 }
 
+void out_statistics(FILE *fp, const OutFile *files, uint32_t n, bool color)
+{
+    OutStat all[RULE_COUNT + 1];
+    bool any_fix;
+    stat__collect(files, n, all, &any_fix);
+    stat__print(fp, all, any_fix, color);
+}
+
 uint32_t out_statistics_rows(const OutFile *files, uint32_t n, OutStat rows[RULE_COUNT + 1])
 {
+    OutStat all[RULE_COUNT + 1];
     bool any_fix;
-    return stat__collect(files, n, rows, &any_fix);
+    stat__collect(files, n, all, &any_fix);
+    return stat__rows(all, rows);
+}
+
+uint32_t out_stream_statistics_rows(const OutStream *s, OutStat rows[RULE_COUNT + 1])
+{
+    return stat__rows(s->stats, rows);
 }

@@ -671,6 +671,104 @@ static void test_github(void **state)
 }
 
 /* A full disk is a tool failure, reported as -1. */
+/* ---- streaming ---- */
+
+/* Streams the files one at a time, each in its own heap copy that is poisoned and freed as soon as
+ * out_stream_file returns (the stream may keep counts, never pointers into a file). */
+static char *render_stream(OutFormat fmt, const OutFile *files, uint32_t n, const OutOptions *o)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_non_null(fp);
+    OutStream *st = out_stream_begin(fp, fmt, o);
+    for (uint32_t i = 0; i < n; i++) {
+        OutFile f = files[i];
+        char *path = gl_strdup(f.path);
+        char *src = f.src ? gl_strndup(f.src, f.len) : NULL;
+        Diag *d = gl_malloc(sizeof *d * (f.n_diags ? f.n_diags : 1));
+        if (f.n_diags) memcpy(d, f.diags, sizeof *d * f.n_diags);
+        f.path = path, f.src = src, f.diags = d;
+        out_stream_file(st, &f);
+        memset(path, 'X', strlen(path));
+        if (src) memset(src, 'X', f.len);
+        memset(d, 0x5A, sizeof *d * f.n_diags);
+        gl_free(path);
+        gl_free(src);
+        gl_free(d);
+    }
+    assert_int_equal(out_stream_end(st), 0);
+    fclose(fp);
+    char *r = gl_strdup(buf);
+    free(buf);
+    return r;
+}
+
+/* JSON and SARIF written element by element are laid out exactly as jansson lays out the whole
+ * document (what out_write printed before it streamed), for no file, files without findings and
+ * several files with fixes, related notes and invalid UTF-8; and every format streams the same bytes
+ * as out_write. */
+static void test_stream_layout(void **state)
+{
+    (void)state;
+    const char *src = "for b in d:\n    t += l\n    x = '\xFF'\n";
+    Edit ed = {(uint32_t)(strstr(src, "+= l") - src) + 4, (uint32_t)(strstr(src, "+= l") - src) + 4, ".item()"};
+    Fix fix = {"Call `.item()`", FIX_SAFE, &ed, 1};
+    Related rel = {span_at(src, "for"), "loop \xFF"};
+    Diag d = diag(RULE_GL101, SEV_ERROR, span_at(src, "t += l"), "acc");
+    d.fix = &fix, d.related = &rel, d.n_related = 1, d.growth = GROWTH_DEVICE;
+    Diag w = diag(RULE_GL302, SEV_WARNING, span_at(src, "x = "), "w \"q\"");
+    Diag ds[] = {d, w};
+    OutFile files[] = {file("a.py", src, ds, 2), file("b.py", src, NULL, 0), file("c\xFF.py", src, &w, 1),
+                       file("d.py", NULL, &d, 1)};
+    static const uint32_t counts[] = {0, 1, 2, 4};
+    for (int statistics = 0; statistics <= 1; statistics++) {
+        OutOptions o = {0};
+        o.statistics = statistics;
+        o.show_fix_hints = true;
+        for (size_t c = 0; c < ARRAY_LEN(counts); c++) {
+            for (int fmt = OUT_FULL; fmt <= OUT_GITHUB; fmt++) {
+                char *whole = render((OutFormat)fmt, files, counts[c], &o);
+                char *streamed = render_stream((OutFormat)fmt, files, counts[c], &o);
+                assert_string_equal(streamed, whole);
+                gl_free(whole);
+                if (fmt == OUT_JSON || fmt == OUT_SARIF) {
+                    json_error_t err;
+                    json_t *j = json_loads(streamed, JSON_REJECT_DUPLICATES, &err);
+                    if (!j) fail_msg("invalid JSON at %d:%d: %s\n%s", err.line, err.column, err.text, streamed);
+                    char *again = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+                    json_decref(j);
+                    size_t n = strlen(streamed);
+                    assert_true(n > 0 && streamed[n - 1] == '\n');
+                    streamed[n - 1] = 0;
+                    assert_string_equal(streamed, again);
+                    free(again);
+                }
+                gl_free(streamed);
+            }
+        }
+    }
+}
+
+/* The fix count is read when the stream ends: --fix counts while the files stream. */
+static void test_stream_fixed_at_end(void **state)
+{
+    (void)state;
+    Diag d = diag(RULE_GL101, SEV_ERROR, span_at(SRC, "total"), "m");
+    OutFile f = file("t.py", SRC, &d, 1);
+    OutOptions o = {0};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    OutStream *st = out_stream_begin(fp, OUT_CONCISE, &o);
+    out_stream_file(st, &f);
+    o.fixed = 2;
+    assert_int_equal(out_stream_end(st), 0);
+    fclose(fp);
+    assert_non_null(strstr(buf, "Found 3 errors (2 fixed, 1 remaining).\n"));
+    free(buf);
+}
+
 static void test_write_error(void **state)
 {
     (void)state;
@@ -694,6 +792,7 @@ int main(void)
         cmocka_unit_test(test_json_golden),     cmocka_unit_test(test_json_invalid_utf8),
         cmocka_unit_test(test_sarif_document),  cmocka_unit_test(test_sarif_fingerprint),
         cmocka_unit_test(test_github),          cmocka_unit_test(test_write_error),
+        cmocka_unit_test(test_stream_layout),   cmocka_unit_test(test_stream_fixed_at_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

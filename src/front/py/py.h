@@ -7,6 +7,7 @@
 typedef struct PyParseStats {
     uint32_t n_nodes; /* nodes the comment walk visited (it skips subtrees without '#' or errors) */
     uint64_t parse_ns, lower_ns;
+    uint32_t chunks_lowered, chunks_reused; /* top-level statements lowered, and copied from the last lint (py_lower_reuse) */
 } PyParseStats;
 
 /* Why py_lower could not produce an IR (its negative return values). */
@@ -30,8 +31,16 @@ typedef struct PyTree PyTree;
 void py_tree_edit(PyTree *t, const char *old_src, size_t old_len, uint32_t start, uint32_t old_end,
                   const char *text, size_t text_len);
 /* py_lower that parses against *tree (NULL: a fresh parse) and leaves the new tree in *tree (the
- * caller owns it: py_tree_free). On failure *tree is freed and set to NULL. */
+ * caller owns it: py_tree_free). On failure *tree is freed and set to NULL.
+ * The kept tree also keeps the lowered top-level statements: one whose text, column and imports
+ * are unchanged since the last call is copied, not lowered again (py_chunk.h). m's IR is the same
+ * as py_lower's, field for field; it may point into memory the tree keeps until the next call. */
 int py_lower_reuse(IrModule *m, PyTree **tree, uint64_t timeout_us, PyParseStats *stats);
+/* An empty kept tree (py_lower_reuse makes one with reuse on when *tree is NULL); reuse off keeps
+ * only the syntax tree (tests compare the two). */
+PyTree *py_tree_new(bool reuse);
+/* The whole text was replaced: the next parse starts afresh (the kept statements stay, keyed by text). */
+void py_tree_reset(PyTree *t);
 void py_tree_free(PyTree *t);
 
 /* Parse only (the benchmark floor): returns the node count, or -1. */

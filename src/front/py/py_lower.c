@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "front/py/py.h"
+#include "front/py/py_chunk.h"
 
 const TSLanguage *tree_sitter_python(void);
 
@@ -115,8 +116,8 @@ typedef struct Lower {
     Array(FuncCtx) funcs;
     Array(uint8_t) modes;   /* GradMode of open WITH blocks, innermost last */
     Array(uint32_t) classes;/* open class bodies */
-    StrMap imports;         /* local name -> index into import_quals */
-    Array(const char *) import_quals;
+    PyImports imports;
+    PyChunkLog *log;        /* the top-level statement being lowered is logged for reuse (py_chunk.h), or NULL */
     uint32_t next_region;
     TSTreeCursor cursor;
     Array(TSNode) kids;     /* scratch for py__children */
@@ -221,6 +222,29 @@ static uint32_t pop_val(Lower *L)
 
 static void push_val(Lower *L, uint32_t v) { array_push(&L->vals, v); }
 
+/* What name is imported as (NULL: not imported). Every lookup goes through here: a statement kept
+ * for reuse depends on the answers (py_chunk.h). */
+static const char *py__imported(Lower *L, const char *name, size_t len)
+{
+    const char *q = py_imports_get(&L->imports, name, len);
+    return L->log ? py_chunk_log_import(L->log, name, len, q) : q;
+}
+
+/* ir_func_var and ir_func_pseudo_var, logging the module variables a kept statement uses. */
+static uint32_t py__var(Lower *L, IrFunc *f, const char *name, size_t len)
+{
+    uint32_t v = ir_func_var(f, L->arena, name, len);
+    if (L->log && f->index == 0) py_chunk_log_var(L->log, f, v);
+    return v;
+}
+
+static uint32_t py__pseudo_var(Lower *L, IrFunc *f, uint32_t base, const char *attr)
+{
+    uint32_t v = ir_func_pseudo_var(f, L->arena, base, attr);
+    if (L->log && f->index == 0) py_chunk_log_var(L->log, f, v);
+    return v;
+}
+
 /* Dotted name of an identifier/attribute chain, resolved through imports ("nn.Linear" ->
  * "torch.nn.Linear"); NULL when the chain has anything but names. Iterative over the chain. */
 static const char *py__static_qual(Lower *L, TSNode n)
@@ -236,8 +260,8 @@ static const char *py__static_qual(Lower *L, TSNode n)
         if (k == PN_CALL) { cur = ts_node_child_by_field_id(cur, fid_function); continue; }
         if (k == PN_IDENTIFIER) {
             const char *name = py__text(L, cur);
-            uint32_t imp = strmap_get(&L->imports, name, strlen(name));
-            sb_puts(&parts, imp != UINT32_MAX ? L->import_quals.items[imp] : name);
+            const char *q = py__imported(L, name, strlen(name));
+            sb_puts(&parts, q ? q : name);
             for (uint32_t i = nseg; i-- > 0;) sb_printf(&parts, ".%s", segs[i]);
             result = arena_strndup(L->arena, parts.data, parts.len);
             break;
@@ -276,8 +300,8 @@ static bool py__is_statement(PyNodeKind k)
 
 static void py__record_import(Lower *L, const char *local, const char *qual)
 {
-    array_push(&L->import_quals, qual);
-    strmap_put(&L->imports, local, strlen(local), L->import_quals.len - 1);
+    py_imports_put(&L->imports, local, qual);
+    if (L->log) py_chunk_log_import_made(L->log, local, qual);
 }
 
 /* "pkg" + "f" -> "pkg.f"; "." + "f" -> ".f" (a bare relative prefix already ends in a dot) */
@@ -539,8 +563,10 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
             TSNode c = ts_node_named_child(n, i);
             if (py__kind(c) != PN_IDENTIFIER) continue;
             const char *name = py__text(L, c);
-            uint32_t v = ir_func_var(L_f(L), L->arena, name, strlen(name));
+            uint32_t v = py__var(L, L_f(L), name, strlen(name));
             L_f(L)->vars.items[v].is_global = 1;
+            /* a flag on a module variable: not a change a statement can replay */
+            if (L->log && L_f(L)->index == 0) L->log->ok = false;
         }
         break;
     }
@@ -562,7 +588,7 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
             if (py__kind(list[i]) != PN_IDENTIFIER) continue;
             const char *name = py__text(L, list[i]);
             uint32_t op = emit(L, IR_DEL, list[i]);
-            op_at(L, op)->var = ir_func_var(L_f(L), L->arena, name, strlen(name));
+            op_at(L, op)->var = py__var(L, L_f(L), name, strlen(name));
         }
         break;
     }
@@ -616,9 +642,8 @@ static uint32_t py__load_name(Lower *L, TSNode n)
     size_t len = strlen(name);
     uint32_t op = emit(L, IR_LOAD, n);
     IrFunc *f = L_f(L);
-    uint32_t imp = strmap_get(&L->imports, name, len);
-    op_at(L, op)->var = ir_func_var(f, L->arena, name, len);
-    if (imp != UINT32_MAX) op_at(L, op)->qual = L->import_quals.items[imp];
+    op_at(L, op)->var = py__var(L, f, name, len);
+    op_at(L, op)->qual = py__imported(L, name, len);
     op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
     return op;
 }
@@ -866,7 +891,7 @@ static void py__exit(Lower *L, TSNode n, uint32_t vbase)
              * so stores and loads of it flow like a local's */
             if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE &&
                 strlen(f->vars.items[base->var].name) < 128)
-                o->var = ir_func_pseudo_var(f, L->arena, base->var, o->name);
+                o->var = py__pseudo_var(L, f, base->var, o->name);
         }
         break;
     }
@@ -961,7 +986,7 @@ static void py__target(Lower *L, TSNode n, Schedule *s)
         const char *name = py__text(L, n);
         uint32_t op = emit(L, IR_STORE, n);
         op_at(L, op)->a = value;
-        op_at(L, op)->var = ir_func_var(L_f(L), L->arena, name, strlen(name));
+        op_at(L, op)->var = py__var(L, L_f(L), name, strlen(name));
         op_at(L, op)->name = L_f(L)->vars.items[op_at(L, op)->var].name;
         break;
     }
@@ -1322,7 +1347,7 @@ static void py__action(Lower *L, Work *w, Schedule *s)
             const IrOp *base = &f->ops.items[obj];
             if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE &&
                 strlen(f->vars.items[base->var].name) < 128)
-                o->var = ir_func_pseudo_var(f, L->arena, base->var, o->name);
+                o->var = py__pseudo_var(L, f, base->var, o->name);
         }
         break;
     }
@@ -1361,13 +1386,43 @@ static void py__action(Lower *L, Work *w, Schedule *s)
         const char *name = py__text(L, w->node);
         uint32_t op = emit(L, IR_STORE, w->node);
         op_at(L, op)->a = v;
-        op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
+        op_at(L, op)->var = py__var(L, f, name, strlen(name));
         op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
         break;
     }
     case A_CALL: py__emit_call(L, w->node, w->vbase); break;
     }
     GL_UNUSED(s);
+}
+
+/* Runs the work stack until it is empty. */
+static void py__run(Lower *L, Schedule *s)
+{
+    while (L->work.len) {
+        Work w = array_pop(&L->work);
+        switch ((WorkKind)w.kind) {
+        case W_STMT:
+            if (!ts_node_is_null(w.node)) py__stmt(L, w.node, s);
+            break;
+        case W_EXPR:
+            if (ts_node_is_null(w.node)) push_val(L, py__const(L, w.node, CONST_OTHER));
+            else py__expr(L, w.node, s);
+            break;
+        case W_EXIT: py__exit(L, w.node, w.vbase); break;
+        case W_TARGET: py__target(L, w.node, s); break;
+        case W_ACTION: py__action(L, &w, s); break;
+        }
+        sched_commit(L, s);
+    }
+}
+
+/* Between top-level statements, with nothing open: no function, class, loop, with block or value.
+ * A statement lowered from here reads no other state than what py_chunk.h logs. */
+static bool py__top_level(const Lower *L)
+{
+    const FuncCtx *fc = &L->funcs.items[0];
+    return L->work.len == 0 && L->vals.len == 0 && L->funcs.len == 1 && L->modes.len == 0 && L->classes.len == 0 &&
+           fc->loop == IR_NONE && fc->cls == IR_NONE && fc->mode_depth == 0;
 }
 
 static void py__collect_comments(IrModule *m, TSNode root, TSTreeCursor *cur)
@@ -1445,16 +1500,34 @@ static void py__quarantine(TSTree *t)
 }
 
 struct PyTree {
-    TSParser *parser; /* kept with the tree: a parser is cheaper to reuse than to rebuild */
-    TSTree *tree;     /* NULL until the first successful parse */
+    TSParser *parser;    /* kept with the tree: a parser is cheaper to reuse than to rebuild */
+    TSTree *tree;        /* NULL until the first successful parse */
+    bool reuse;          /* keep and reuse lowered statements */
+    PyChunkCache chunks; /* the lowered top-level statements of the last lint */
 };
+
+PyTree *py_tree_new(bool reuse)
+{
+    PyTree *t = gl_calloc(1, sizeof(PyTree));
+    t->reuse = reuse;
+    py_chunk_cache_init(&t->chunks);
+    return t;
+}
 
 void py_tree_free(PyTree *t)
 {
     if (!t) return;
     if (t->tree) ts_tree_delete(t->tree);
     if (t->parser) ts_parser_delete(t->parser);
+    py_chunk_cache_free(&t->chunks);
     gl_free(t);
+}
+
+void py_tree_reset(PyTree *t)
+{
+    if (!t || !t->tree) return;
+    ts_tree_delete(t->tree);
+    t->tree = NULL;
 }
 
 /* tree-sitter's point of byte off: rows end at '\n' only, columns are bytes. */
@@ -1498,7 +1571,7 @@ int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats) { return py_
 
 int py_lower_reuse(IrModule *m, PyTree **tree, uint64_t timeout_us, PyParseStats *stats)
 {
-    if (!*tree) *tree = gl_calloc(1, sizeof(PyTree));
+    if (!*tree) *tree = py_tree_new(true);
     int rc = py__lower(m, *tree, timeout_us, stats);
     if (rc < 0) {
         py_tree_free(*tree);
@@ -1514,6 +1587,7 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
     pthread_once(&py_once_flag, py__init_tables);
     if (m->len > UINT32_MAX / 2) return PY_ERR_PARSER;
     uint64_t t0 = now_ns();
+    if (stats) stats->chunks_lowered = stats->chunks_reused = 0;
     TSParser *p = keep && keep->parser ? keep->parser : ts_parser_new();
     if (keep) keep->parser = p;
     ts_parser_set_language(p, tree_sitter_python());
@@ -1554,10 +1628,9 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
     L.m = m;
     L.arena = m->arena;
     L.src = text;
-    strmap_init(&L.imports);
+    strmap_init(&L.imports.map);
     TSNode root = ts_tree_root_node(tree);
     L.cursor = ts_tree_cursor_new(root);
-    py__collect_comments(m, root, &L.cursor);
 
     IrFunc *top = ir_func_new(m, "<module>");
     top->span = py__span(root);
@@ -1566,22 +1639,68 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
 
     Schedule s;
     array_init(&s);
-    push_work(&L, W_STMT, root);
-    while (L.work.len) {
-        Work w = array_pop(&L.work);
-        switch ((WorkKind)w.kind) {
-        case W_STMT:
-            if (!ts_node_is_null(w.node)) py__stmt(&L, w.node, &s);
-            break;
-        case W_EXPR:
-            if (ts_node_is_null(w.node)) push_val(&L, py__const(&L, w.node, CONST_OTHER));
-            else py__expr(&L, w.node, &s);
-            break;
-        case W_EXIT: py__exit(&L, w.node, w.vbase); break;
-        case W_TARGET: py__target(&L, w.node, &s); break;
-        case W_ACTION: py__action(&L, &w, &s); break;
+    PyChunkCache *cache = keep && keep->reuse ? &keep->chunks : NULL;
+    if (cache) py_chunk_cache_begin(cache);
+    if (py__kind(root) != PN_MODULE) {
+        /* (tree-sitter-python's root is always a module) */
+        py__collect_comments(m, root, &L.cursor);
+        push_work(&L, W_STMT, root);
+        py__run(&L, &s);
+    } else {
+        /* The module, one top-level statement at a time, so that a document's statements can be
+         * kept and reused (py_chunk.h). The comment walk's visit of the root comes first; it goes
+         * into the statements only when the file has a '#' or a syntax error at all. */
+        m->n_nodes++;
+        uint32_t rb = ts_node_start_byte(root), re = ts_node_end_byte(root);
+        bool walk = ts_node_has_error(root) || (re > rb && re <= m->len && memchr(m->src + rb, '#', re - rb));
+        uint32_t first = py__children(&L, root), n_kids = L.kids.len;
+        for (uint32_t i = first; i < n_kids; i++) {
+            TSNode c = L.kids.items[i];
+            PyNodeKind ck = py__kind(c);
+            bool stmt = ck == PN_ERROR || py__is_statement(ck);
+            /* a statement is kept and reused only where nothing around it is open (a statement
+             * tree-sitter recovered into a bracket of the one before is not top level) */
+            bool keepable = cache && stmt && ck != PN_ERROR && !ts_node_has_error(c) && py__top_level(&L);
+            PyChunkAt at;
+            if (keepable) {
+                TSPoint pt = ts_node_start_point(c);
+                at.symbol = ts_node_symbol(c);
+                at.start = ts_node_start_byte(c);
+                at.len = ts_node_end_byte(c) - at.start;
+                at.text = text + at.start;
+                at.row = pt.row, at.col = pt.column;
+                const PyChunk *hit = py_chunk_find(cache, &at, &L.imports);
+                if (hit) {
+                    py_chunk_splice(hit, &at, m, &L.imports, &L.next_region, walk);
+                    if (stats) stats->chunks_reused++;
+                    continue;
+                }
+            }
+            PyChunkMark mk;
+            py_chunk_mark(m, L.next_region, &mk);
+            if (walk) py__collect_comments(m, c, &L.cursor);
+            if (!stmt) continue;
+            PyChunkLog log;
+            Arena *own = NULL;
+            if (keepable) {
+                /* the statement's strings go to its own arena, which the cache keeps */
+                own = gl_malloc(sizeof *own);
+                arena_init_sized(own, 1024);
+                py_chunk_log_init(&log, own, &cache->var_local);
+                L.arena = own;
+                L.log = &log;
+            }
+            push_work(&L, W_STMT, c);
+            py__run(&L, &s);
+            if (stats) stats->chunks_lowered++;
+            if (keepable) {
+                L.arena = m->arena;
+                L.log = NULL;
+                if (!py__top_level(&L)) log.ok = false;
+                py_chunk_save(cache, &at, &mk, &log, own, m, L.next_region, walk);
+            }
         }
-        sched_commit(&L, &s);
+        L.kids.len = first;
     }
     /* the module's own variables: nothing is global from its point of view */
     Work endw;
@@ -1591,8 +1710,9 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
     /* Functions whose END never ran (impossible without a bug) still have consistent arrays. */
     array_free(&s);
     array_free(&L.work), array_free(&L.vals), array_free(&L.funcs), array_free(&L.modes);
-    array_free(&L.classes), array_free(&L.import_quals), array_free(&L.kids);
-    strmap_free(&L.imports);
+    array_free(&L.classes), array_free(&L.kids);
+    py_imports_free(&L.imports);
+    if (cache) py_chunk_cache_end(cache);
     ts_tree_cursor_delete(&L.cursor);
     if (keep) {
         if (keep->tree) ts_tree_delete(keep->tree);
