@@ -129,7 +129,7 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     rule_trace_value(c, d, f, "collected value", val_op, v);
     rule_trace_value(c, d, f, "container", cont_op, cont);
     if (back) rule_trace_value(c, d, f, arena_printf(c->arena, "'%s' at the end of an iteration", name), IR_NONE, back);
-    rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar), or run the loop under torch.no_grad()", vt);
+    rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar), or run the loop under %s", vt, rule_no_grad_name(c));
     const IrOp *vo = &f->ops.items[val_op];
     if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
         rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Store '%s.detach()'", vt), vo->span.start, vo->span.end,

@@ -82,19 +82,22 @@ static void class_state(RuleCtx *c, const IrFunc *f, uint32_t i)
     if (var == IR_NONE || loop_resets(c, f, l, var, cf)) return;
     const IrClass *cls = c->m->classes.items[cv->ref];
     const char *attr = cf->carried_attrs.items[0];
+    const char *self = c->cxx ? "this->" : "self.";
     Diag *d = rule_report(c, o->span, SEV_ERROR,
-                          "'%s.forward' feeds 'self.%s' from one call into the next without detach(), and the "
+                          "'%s%sforward' feeds '%s%s' from one call into the next without detach(), and the "
                           "training loop at line %u calls it every step without resetting it: each step's graph "
                           "stays linked to the last",
-                          cls->name, attr, rule_line(l->span));
+                          cls->name, c->cxx ? "::" : ".", self, attr, rule_line(l->span));
     d->growth = GROWTH_DEVICE;
     d->loop_line = rule_line(l->span);
-    if (cls->forward != IR_NONE) rule_related(c, d, c->m->funcs.items[cls->forward]->span, "forward() stores self.%s", attr);
+    if (cls->forward != IR_NONE)
+        rule_related(c, d, c->m->funcs.items[cls->forward]->span, "forward() stores %s%s", self, attr);
     rule_related(c, d, l->span, "the training loop");
-    rule_trace(c, d, "%s.forward stores self.%s and reads it on the next call (carried across calls); the loop at "
-               "line %u calls backward() and does not reset it", cls->name, attr, rule_line(l->span));
+    rule_trace(c, d, "%s.forward stores %s%s and reads it on the next call (carried across calls); the loop at "
+               "line %u calls backward() and does not reset it", cls->name, self, attr, rule_line(l->span));
     rule_trace_value(c, d, f, "model", o->a, cv);
-    rule_hint(c, d, "Detach the state at the start of forward(), or reset it every step (an init_hidden() method)");
+    rule_hint(c, d, c->cxx ? "Detach the state at the start of forward(), or reset it every step (a reset method)"
+                           : "Detach the state at the start of forward(), or reset it every step (an init_hidden() method)");
 }
 
 /* The detached form of the fed-back argument a: `h.detach()`, `(h.detach(), c.detach())` for a
@@ -140,6 +143,30 @@ static void detach_fix(RuleCtx *c, const IrFunc *f, uint32_t a, Diag *d)
              s->end, t);
 }
 
+/* C++: `h = h.detach();`, or for a state packed in a tuple, each of its tensors (std::make_tuple(h,
+ * c) in the call: `h = h.detach(); c = c.detach();`). */
+static void cxx_detach_hint(RuleCtx *c, const IrFunc *f, uint32_t a, Diag *d)
+{
+    const IrOp *o = &f->ops.items[a];
+    StrBuf sb;
+    sb_init(&sb);
+    bool tuple = o->kind == IR_BUILD && o->aux == BUILD_TUPLE;
+    if (tuple) {
+        for (uint32_t k = 0; k < o->nargs; k++) {
+            uint32_t e = f->args.items[o->args + k];
+            if (f->ops.items[e].kind != IR_LOAD) continue;
+            const char *n = rule_text(c, f, e);
+            sb_printf(&sb, "%s%s = %s.detach();", sb.len ? " " : "", n, n);
+        }
+    } else {
+        const char *n = rule_text(c, f, a);
+        sb_printf(&sb, "%s = %s.detach();", n, n);
+    }
+    if (sb.len) rule_hint(c, d, "Detach it at the start of each step: `%s`%s", sb.data, tuple ? " (each tensor of the tuple)" : "");
+    else rule_hint(c, d, "Detach each tensor of the state at the start of each step");
+    sb_free(&sb);
+}
+
 void rule_GL103(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -175,8 +202,10 @@ void rule_GL103(RuleCtx *c)
                 if (var != IR_NONE && ff->backedge[v->carried])
                     rule_trace_value(c, d, f, arena_printf(c->arena, "'%s' at the end of a step", f->vars.items[var].name),
                                      IR_NONE, &ff->backedge[v->carried][var]);
-                rule_hint(c, d, "Detach it at the start of each step: `%s = %s.detach()` (or repackage_hidden() for tuples)",
-                          name, name);
+                if (c->cxx) cxx_detach_hint(c, f, a, d);
+                else
+                    rule_hint(c, d, "Detach it at the start of each step: `%s = %s.detach()` (or repackage_hidden() "
+                                    "for tuples)", name, name);
                 detach_fix(c, f, a, d);
                 break;
             }

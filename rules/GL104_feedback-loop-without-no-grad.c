@@ -86,8 +86,8 @@ void rule_GL104(RuleCtx *c)
                 const char *name = rule_text(c, f, a);
                 Diag *d = rule_report(c, o->span, SEV_ERROR,
                                       "the loop at line %u feeds the model's output back into it ('%s') without "
-                                      "torch.no_grad(): every iteration's graph stays alive through '%s'",
-                                      rule_line(l->span), name, name);
+                                      "%s: every iteration's graph stays alive through '%s'",
+                                      rule_line(l->span), name, rule_no_grad_name(c), name);
                 d->growth = GROWTH_DEVICE;
                 d->loop_line = rule_line(l->span);
                 rule_related(c, d, l->span, "this loop never calls backward()");
@@ -95,8 +95,12 @@ void rule_GL104(RuleCtx *c)
                 rule_trace(c, d, "the call at line %u runs with grad enabled; the loop at line %u has no backward() "
                            "and no optimizer step, and feeds the model's output back into it",
                            o->span.row + 1, rule_line(l->span));
-                rule_hint(c, d, "Run the loop under `with torch.no_grad():` (or decorate the function with "
-                                "`@torch.no_grad()`)");
+                if (c->cxx)
+                    rule_hint(c, d, "Declare `torch::NoGradGuard no_grad;` (or `c10::InferenceMode guard;`) before "
+                                    "the loop, in the block that holds it");
+                else
+                    rule_hint(c, d, "Run the loop under `with torch.no_grad():` (or decorate the function with "
+                                    "`@torch.no_grad()`)");
                 wrap_fix(c, f, v->carried, d);
                 break;
             }

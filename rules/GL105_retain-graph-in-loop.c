@@ -82,21 +82,27 @@ void rule_GL105(RuleCtx *c)
                 }
             }
             Diag *d = rule_report(c, f->ops.items[i].span, carried ? SEV_ERROR : SEV_WARNING,
-                                  carried ? "backward(retain_graph=True) retains a graph that the loop at line %u "
+                                  carried ? "%s retains a graph that the loop at line %u "
                                             "links to the next step: every step's graph is kept"
-                                          : "backward(retain_graph=True) in the loop at line %u, but no later "
+                                          : "%s in the loop at line %u, but no later "
                                             "backward in the iteration needs the graph: its saved tensors are kept "
                                             "for nothing",
+                                  c->cxx ? "backward() with retain_graph=true" : "backward(retain_graph=True)",
                                   rule_line(l->span));
             d->growth = carried ? GROWTH_DEVICE : GROWTH_NONE;
             d->loop_line = rule_line(l->span);
             rule_related(c, d, l->span, "the training loop");
-            rule_trace(c, d, "retain_graph=True is the last backward() of an iteration of the step loop at line %u",
-                       rule_line(l->span));
+            rule_trace(c, d, "retain_graph=%s is the last backward() of an iteration of the step loop at line %u",
+                       rule_true(c), rule_line(l->span));
             if (carried_op != IR_NONE) rule_trace_value(c, d, f, "carried input", carried_op, &ff->val[carried_op]);
             else rule_trace(c, d, "no model input is carried from one step into the next");
-            rule_hint(c, d, carried ? "Detach the carried state each step and drop retain_graph=True"
-                                    : "Drop retain_graph=True");
+            if (c->cxx)
+                rule_hint(c, d, carried ? "Detach the carried state each step and call backward() without "
+                                          "retain_graph=true"
+                                        : "Call backward() without retain_graph=true");
+            else
+                rule_hint(c, d, carried ? "Detach the carried state each step and drop retain_graph=True"
+                                        : "Drop retain_graph=True");
             uint32_t rs, re;
             if (rule_kwarg_removal(c, f, i, df_kwarg(f, i, "retain_graph"), &rs, &re))
                 rule_fix(c, d, FIX_UNSAFE, "Remove `retain_graph=True`", rs, re, "");

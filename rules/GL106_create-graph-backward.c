@@ -43,11 +43,16 @@ void rule_GL106(RuleCtx *c)
             if (!m || strcmp(m, "backward") != 0) continue; /* autograd.grad is the recommended form */
             if (!df_const_true(f, df_kwarg(f, i, "create_graph"))) continue;
             Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
-                                  "backward(create_graph=True) makes each parameter's .grad reference the "
+                                  "%s makes each parameter's .grad reference the "
                                   "parameter (a reference cycle), and '%s' never resets .grad",
-                                  f->qualname);
+                                  c->cxx ? "backward() with create_graph=true" : "backward(create_graph=True)",
+                                  rule_func_name(c, f->qualname));
             d->growth = GROWTH_HOST;
-            rule_hint(c, d, "Use torch.autograd.grad(..., create_graph=True), or set p.grad = None after use");
+            if (c->cxx)
+                rule_hint(c, d, "Use torch::autograd::grad(..., /*create_graph=*/true), or reset each parameter's "
+                                "grad after use (`p.mutable_grad() = torch::Tensor();`)");
+            else
+                rule_hint(c, d, "Use torch.autograd.grad(..., create_graph=True), or set p.grad = None after use");
         }
     }
 }

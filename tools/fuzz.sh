@@ -63,7 +63,7 @@ done
     echo "  command = \$cc $san -fsanitize=fuzzer -o \$out \$in \$libs"
     echo "  description = LINK \$out"
     objs=
-    for s in $lib_srcs build/gen/rule_docs.c; do
+    for s in $lib_srcs build/gen/rule_docs.c build/gen/libtorch_stub.c; do
         o=$out/obj/${s#build/}
         o=${o%.c}.o
         echo "build $o: cc $s"

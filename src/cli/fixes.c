@@ -68,7 +68,7 @@ void cli_fix_file(CliFix *cf, const char *path, char **src, size_t *len, LintRes
     fix_options_default(&fo);
     fo.unsafe = cf->unsafe;
     FixOutcome r;
-    if (fix_file(path, *src, *len, LANG_PYTHON, o, &fo, &r) != 0) {
+    if (fix_file(path, *src, *len, engine_lang_of(path), o, &fo, &r) != 0) {
         fprintf(stderr, "gradleak: error: %s: fixing failed: internal error (this is a bug in gradleak " GL_VERSION ")\n",
                 path);
         cf->errors++;

@@ -35,7 +35,7 @@ static const char *const usage_text =
     "Usage: gradleak <command> [options]\n"
     "\n"
     "Commands:\n"
-    "  check [PATHS...]   Lint Python files (default: .)\n"
+    "  check [PATHS...]   Lint Python and C++ (LibTorch) files (default: .)\n"
     "  rule CODE          Print a rule's documentation (code or name)\n"
     "  rules              List all rules\n"
     "  validate [PATHS]   Run the flagged loops and measure the growth (runs your code, sandboxed;\n"
@@ -67,6 +67,9 @@ static const char *const usage_text =
     "  --trace                Show the dataflow facts behind each finding\n"
     "  -j, --jobs N           Lint N files at a time (default: number of cores)\n"
     "  --max-file-size BYTES  Skip larger files with a note (default 8 MiB)\n"
+    "  -p DIR                 C++: folder of compile_commands.json (default: searched upward from\n"
+    "                         each file); without one, a C++17 command line and the LibTorch\n"
+    "                         headers of $LIBTORCH or the system, else gradleak's stub header\n"
     "  --parse-timeout SECS   Skip a file whose parse takes longer, with a note (default 10)\n"
     "  --no-color             Never color the output (also: NO_COLOR=1)\n"
     "  --baseline FILE        Report only findings not in FILE (JSON, made by --write-baseline)\n"
@@ -78,7 +81,8 @@ static const char *const usage_text =
     "torch-version, jobs); flags override them.\n"
     "\n"
     "Exit status: 0 no findings, 1 findings, 2 usage or internal error.\n"
-    "Suppress a finding with `# noqa: GL101` on its line, or a file with `# gradleak: noqa`.\n";
+    "Suppress a finding with `# noqa: GL101` on its line, or a file with `# gradleak: noqa`;\n"
+    "in C++ with `// NOLINT(GL101)` or `// noqa: GL101`.\n";
 
 static void die_usage(const char *fmt, const char *arg)
 {
@@ -283,6 +287,11 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
     if (key) {
         content = cache_hash64(src, len, 0);
         skey = settings_key(&o, ext_hash);
+        if (engine_lang_of(j->path) == LANG_CXX) {
+            /* a C++ file's results also follow its compile flags and the headers it is parsed with */
+            uint64_t ck = engine_cxx_key(j->path, &o);
+            skey = cache_hash64(&ck, sizeof ck, skey);
+        }
         void *data;
         size_t n;
         if (cache_get(run->cache, key, skey, content, len, &data, &n) == 1) {
@@ -296,7 +305,7 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         }
     }
     if (!cached) {
-        if (engine_lint(j->path, src, len, LANG_PYTHON, &o, &res) < 0) {
+        if (engine_lint(j->path, src, len, engine_lang_of(j->path), &o, &res) < 0) {
             lint_result_free(&res);
             gl_free(key);
             gl_free(src);
@@ -566,6 +575,11 @@ static int cmd_check(int argc, char **argv)
             long n = strtol(val, &end, 10);
             if (*end || n < 1 || n > 1024) die_usage("--jobs: expected a number from 1 to 1024, got '%s'", val);
             jobs = (int)n;
+        } else if (TAKE("-p") || TAKE("--compile-commands-dir")) {
+            struct stat st;
+            if (stat(val, &st) != 0 || !S_ISDIR(st.st_mode))
+                die_usage("-p: '%s' is not a folder (give the folder that holds compile_commands.json)", val);
+            o.cxx_compdb = val;
         } else if (TAKE("--max-file-size")) {
             char *end;
             unsigned long n = strtoul(val, &end, 10);
@@ -645,14 +659,23 @@ static int cmd_check(int argc, char **argv)
 
     FileJob *jobsv = gl_calloc(files.len ? files.len : 1, sizeof(FileJob));
     Cache *cache = NULL;
+    char *pch_dir = NULL;
     if (use_cache && files.len) {
         char *dir = cache_dir_default(top->root);
         cache = cache_open(dir);
+        if (cache_enabled(cache)) {
+            /* C++: the precompiled LibTorch headers live beside the results (keyed by flags and headers) */
+            size_t n = strlen(dir) + 8;
+            pch_dir = gl_malloc(n);
+            snprintf(pch_dir, n, "%s/pch", dir);
+        }
         gl_free(dir);
     }
+    if (pch_dir) o.cxx_pch_dir = pch_dir; /* every file's options come from o (run_options) */
     Spill *spill = spill_open();
     Run run;
     run_init(&run, jobsv, files.len, &o, cache, spill);
+    uint32_t n_cxx_off = 0, n_cxx_stub = 0, n_cxx_real = 0;
     for (uint32_t i = 0; i < files.len; i++) {
         FileJob *j = &jobsv[i];
         *j = job_new(files.items[i].path);
@@ -722,8 +745,11 @@ static int cmd_check(int argc, char **argv)
             errors++;
             continue;
         }
-        if (res.notes && (res.skipped || res.syntax_error))
+        if (res.cxx == CXX_UNAVAILABLE) n_cxx_off++;
+        else if (res.notes && (res.skipped || res.syntax_error))
             fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, res.notes);
+        if (res.cxx == CXX_STUB) n_cxx_stub++;
+        if (res.cxx == CXX_LIBTORCH) n_cxx_real++;
         LintOptions fo = run_options(&run, j);
         if (run.proj) project_attach(run.proj, i, &fo); /* fixed files are re-linted with the others' summaries */
         cli_fix_file(&cf, j->path, &src, &len, &res, &fo, stdout);
@@ -747,6 +773,22 @@ static int cmd_check(int argc, char **argv)
         lint_result_free(&res);
         gl_free(src);
     }
+    /* C++: one line on how the files were parsed (stderr: machine formats stay clean) */
+    if (n_cxx_off) {
+        const char *why = "libclang is not available";
+        engine_cxx_available(&why);
+        fprintf(stderr, "gradleak: warning: %u C++ file%s not linted: %s\n", n_cxx_off, n_cxx_off == 1 ? "" : "s", why);
+    }
+    if (n_cxx_stub) {
+        const char *force = getenv("GRADLEAK_CXX_HEADERS");
+        fprintf(stderr, "gradleak: note: %u C++ file%s parsed against gradleak's LibTorch stub header (%s)\n", n_cxx_stub,
+                n_cxx_stub == 1 ? "" : "s",
+                force && !strcmp(force, "stub") ? "GRADLEAK_CXX_HEADERS=stub"
+                                                : "LibTorch headers not found: set LIBTORCH, or give a compile_commands.json with -p");
+    }
+    if (n_cxx_real)
+        fprintf(stderr, "gradleak: note: %u C++ file%s parsed against the LibTorch headers\n", n_cxx_real,
+                n_cxx_real == 1 ? "" : "s");
     run_free(&run);
     spill_close(spill);
     if (write_baseline) {
@@ -801,6 +843,7 @@ static int cmd_check(int argc, char **argv)
         if (cache_warning(cache)) fprintf(stderr, "gradleak: warning: %s\n", cache_warning(cache));
         cache_close(cache);
     }
+    gl_free(pch_dir);
     for (uint32_t i = 0; i < nfiles; i++) gl_free((char *)jobsv[i].path); /* the walk's, handed over above */
     gl_free(jobsv);
     config_free(cfg);
@@ -883,7 +926,7 @@ static int debug_ir(int argc, char **argv)
         IrModule m;
         memset(&m, 0, sizeof m);
         m.arena = &a, m.src = src, m.len = len, m.path = argv[i];
-        if (py_lower(&m, 0, NULL) == 0) {
+        if (engine_lower(&m, engine_lang_of(argv[i]), NULL) == 0) {
             Facts fx;
             memset(&fx, 0, sizeof fx);
             df_analyse(&m, &fx);
@@ -946,7 +989,8 @@ static bool has_code(const Expect *e, int rule)
     return false;
 }
 
-/* clang -verify for gradleak: every `# expect:` must be seen, nothing unexpected may appear. */
+/* clang -verify for gradleak: every `# expect:` (`// expect:` in C++) must be seen, nothing
+ * unexpected may appear. */
 static int debug_verify(int argc, char **argv)
 {
     int failed = 0, passed = 0, errors = 0;
@@ -987,12 +1031,20 @@ static int debug_verify(int argc, char **argv)
             failed++;
             continue;
         }
+        SourceLang lang = engine_lang_of(path);
+        if (r.skipped) {
+            printf("FAIL %s: not linted: %s\n", path, r.notes ? r.notes : "skipped");
+            failed++;
+            lint_result_free(&r);
+            gl_free(src);
+            continue;
+        }
         Arena a;
         arena_init(&a);
         IrModule m;
         memset(&m, 0, sizeof m);
         m.arena = &a, m.src = src, m.len = len, m.path = path;
-        py_lower(&m, 0, NULL);
+        engine_collect_comments(&m, lang);
         Expect ex[512];
         uint32_t nex = expect_parse(&m, ex, ARRAY_LEN(ex));
         StrBuf why;
@@ -1083,7 +1135,7 @@ static int debug_bench(int argc, char **argv)
         for (uint32_t i = 0; i < files.len; i++) {
             if (!srcs[i]) continue;
             LintResult r;
-            engine_lint(files.items[i].path, srcs[i], lens[i], LANG_PYTHON, &o, &r);
+            engine_lint(files.items[i].path, srcs[i], lens[i], engine_lang_of(files.items[i].path), &o, &r);
             findings += r.diags.len;
             lint_result_free(&r);
         }

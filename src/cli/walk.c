@@ -23,8 +23,14 @@ static bool walk__skip_dir(const char *name)
 
 static bool walk__lintable(const char *name)
 {
+    /* Python, and C++ sources (LibTorch); C++ headers are linted only when named explicitly */
+    static const char *const exts[] = {".py", ".pyi", ".cpp", ".cc", ".cxx", ".cu"};
     size_t n = strlen(name);
-    return (n > 3 && !strcmp(name + n - 3, ".py")) || (n > 4 && !strcmp(name + n - 4, ".pyi"));
+    for (size_t i = 0; i < ARRAY_LEN(exts); i++) {
+        size_t e = strlen(exts[i]);
+        if (n > e && !strcmp(name + n - e, exts[i])) return true;
+    }
+    return false;
 }
 
 void walk_ignore_load(WalkIgnore *ig, const char *root)

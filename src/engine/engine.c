@@ -2,12 +2,14 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "base/crash.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "engine/engine.h"
 #include "engine/rule_ctx.h"
 #include "engine/suppress.h"
+#include "front/cxx/cx.h"
 #include "front/py/py.h"
 
 typedef void (*RuleFn)(RuleCtx *);
@@ -94,15 +96,8 @@ void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...)
 
 void rule_fix(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, uint32_t start, uint32_t end, const char *text)
 {
-    Fix *fx = ARENA_NEW(c->arena, Fix);
-    fx->message = arena_strdup(c->arena, msg);
-    fx->safety = safety;
-    fx->edits = ARENA_NEW(c->arena, Edit);
-    fx->edits[0].start = start;
-    fx->edits[0].end = end;
-    fx->edits[0].text = arena_strdup(c->arena, text);
-    fx->n_edits = 1;
-    d->fix = fx;
+    Edit e = {start, end, text};
+    rule_fix_edits(c, d, safety, msg, &e, 1); /* one path, so the C++ check holds for every fix */
 }
 
 const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op)
@@ -114,6 +109,30 @@ const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op)
 
 uint32_t rule_line(Span s) { return s.row + 1; }
 
+const char *rule_no_grad_name(const RuleCtx *c) { return c->cxx ? "torch::NoGradGuard" : "torch.no_grad()"; }
+
+const char *rule_no_grad_stmt(const RuleCtx *c)
+{
+    return c->cxx ? "`torch::NoGradGuard no_grad;` (or `c10::InferenceMode guard;`) at the top of the block"
+                  : "`with torch.no_grad():`";
+}
+
+const char *rule_true(const RuleCtx *c) { return c->cxx ? "true" : "True"; }
+
+const char *rule_func_name(RuleCtx *c, const char *qualname)
+{
+    if (!c->cxx || !strchr(qualname, '.')) return qualname;
+    StrBuf b;
+    sb_init(&b);
+    for (const char *p = qualname; *p; p++) {
+        if (*p == '.') sb_puts(&b, "::");
+        else sb_putc(&b, *p);
+    }
+    const char *r = arena_strndup(c->arena, b.data, b.len);
+    sb_free(&b);
+    return r;
+}
+
 void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText *t)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -124,15 +143,18 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
             uint32_t loop;
             if (!rule_runs_per_step(c, f, i, &loop)) continue;
             Diag *d;
+            /* C++ spells it many ways (c10::cuda::CUDACachingAllocator::emptyCache()): name the call written */
+            const char *call = c->cxx ? rule_text(c, f, i) : t->call;
             if (loop != IR_NONE) {
                 const IrLoop *l = &f->loops.items[loop];
                 d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every iteration of the %s loop at line %u%s: %s",
-                                t->call, df_loop_kind_name(l->kind), rule_line(l->span),
+                                call, df_loop_kind_name(l->kind), rule_line(l->span),
                                 t->module_note && l->in_module_method ? " (inside a Module method, so every step)" : "",
                                 t->why_loop);
                 rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
             } else {
-                d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every step: `%s` %s%s", t->call, f->qualname,
+                d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every step: `%s` %s%s", call,
+                                rule_func_name(c, f->qualname),
                                 !strcmp(f->name, "training_step") && f->cls != IR_NONE
                                     ? "is Lightning's training_step, called once per batch"
                                     : "is called from a training loop",
@@ -142,7 +164,7 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
             uint32_t rs, re;
             const char *text;
             if ((o->flags & IR_F_STMT) && rule_stmt_removal(c, o->span, &rs, &re, &text))
-                rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Remove `%s`", t->call), rs, re, text);
+                rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Remove `%s`", call), rs, re, text);
         }
     }
 }
@@ -228,6 +250,74 @@ static bool lang_skip_binary(const char *src, size_t len)
     /* a NUL byte in the first 8 KiB that is not in a comment: treated as binary, like git does */
     size_t n = len < 8192 ? len : 8192;
     return memchr(src, 0, n) != NULL && memchr(src, '\n', n) == NULL;
+}
+
+/* What rules share between the languages is written the Python way; in C++ a 0-dim tensor's value
+ * is `.item().toFloat()` (`.item()` returns a c10::Scalar, which does not add to a float; not
+ * `.item<float>()`, which needs `.template` where the tensor's type is dependent), and the
+ * front end's `self.x` (a member, implicit or through this) is `this->x`. Rules word the rest for
+ * C++ themselves (rule_no_grad_name, rule_func_name). */
+static bool engine__ident_char(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
+
+static const char *engine__cxx_text(Arena *a, const char *s)
+{
+    if (!s || (!strstr(s, ".item()") && !strstr(s, "self."))) return s;
+    StrBuf b;
+    sb_init(&b);
+    for (const char *p = s; *p;) {
+        if (!strncmp(p, ".item()", 7)) sb_puts(&b, ".item().toFloat()"), p += 7;
+        else if (!strncmp(p, "self.", 5) && (p == s || !engine__ident_char(p[-1]))) sb_puts(&b, "this->"), p += 5;
+        else sb_putc(&b, *p++);
+    }
+    const char *r = arena_strndup(a, b.data, b.len);
+    sb_free(&b);
+    return r;
+}
+
+static void engine__cxx_spelling(Arena *a, DiagList *diags)
+{
+    for (uint32_t i = 0; i < diags->len; i++) {
+        Diag *d = &diags->items[i];
+        d->message = engine__cxx_text(a, d->message);
+        d->hint = engine__cxx_text(a, d->hint);
+        for (uint32_t k = 0; k < d->n_related; k++) d->related[k].message = engine__cxx_text(a, d->related[k].message);
+        if (!d->fix) continue;
+        d->fix->message = engine__cxx_text(a, d->fix->message);
+        for (uint32_t k = 0; k < d->fix->n_edits; k++) d->fix->edits[k].text = engine__cxx_text(a, d->fix->edits[k].text);
+    }
+}
+
+SourceLang engine_lang_of(const char *path)
+{
+    static const char *const exts[] = {".cpp", ".cc", ".cxx", ".cu", ".c++", ".hpp", ".hh", ".hxx", ".cuh", ".h"};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < ARRAY_LEN(exts); i++) {
+        size_t e = strlen(exts[i]);
+        if (n > e && !strcmp(path + n - e, exts[i])) return LANG_CXX;
+    }
+    return LANG_PYTHON;
+}
+
+bool engine_cxx_available(const char **why) { return cx_available(why); }
+
+uint64_t engine_cxx_key(const char *path, const LintOptions *o)
+{
+    CxConfig cc = {o ? o->cxx_compdb : NULL, o ? o->cxx_pch_dir : NULL};
+    return cx_config_key(path, &cc);
+}
+
+void engine_collect_comments(IrModule *m, SourceLang lang)
+{
+    if (lang == LANG_CXX) cx_collect_comments(m);
+    else py_lower(m, 0, NULL);
+}
+
+int engine_lower(IrModule *m, SourceLang lang, const LintOptions *o)
+{
+    if (lang == LANG_PYTHON) return py_lower(m, 0, NULL);
+    CxConfig cc = {o ? o->cxx_compdb : NULL, o ? o->cxx_pch_dir : NULL};
+    CxResult cr;
+    return cx_lower(m, &cc, &cr);
 }
 
 /* What other files linted with this one need from it (its functions' summaries), and what it needs
@@ -342,9 +432,11 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
         out->notes = arena_printf(&out->arena, "skipped: %zu bytes is over the %u-byte limit (--max-file-size)", len, max);
         return 0;
     }
-    if (lang != LANG_PYTHON) {
+    const char *why = NULL;
+    if (lang == LANG_CXX && !cx_available(&why)) {
         out->skipped = true;
-        out->notes = "skipped: C++ linting is not available in this build";
+        out->cxx = CXX_UNAVAILABLE;
+        out->notes = arena_printf(&out->arena, "skipped: %s", why);
         return 0;
     }
     if (lang_skip_binary(src, len)) {
@@ -364,18 +456,45 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     m.len = len;
     gl_ctx_stage("parse");
     uint64_t budget_ms = o->parse_timeout_ms ? o->parse_timeout_ms : ENGINE_PARSE_TIMEOUT_MS;
-    int rc = tree ? py_lower_reuse(&m, tree, budget_ms * 1000, NULL) : py_lower(&m, budget_ms * 1000, NULL);
-    if (rc < 0) {
-        ir_module_free(&m);
-        arena_free(&scratch);
-        out->skipped = true;
-        out->notes = rc == PY_ERR_TIMEOUT
-                         ? arena_printf(&out->arena, "skipped: parsing took longer than the %.1f s budget (--parse-timeout)",
-                                        (double)budget_ms / 1000.0)
-                     : rc == PY_ERR_TREE_LIMIT ? "skipped: a syntax error too large for the parser (over 65,535 "
-                                                 "tokens in one broken region); fix the syntax to lint this file"
-                                               : "skipped: the parser failed";
-        return 0;
+    if (lang == LANG_CXX) {
+        CxConfig cc = {o->cxx_compdb, o->cxx_pch_dir};
+        CxResult cr;
+        int crc = cx_lower(&m, &cc, &cr);
+        if (crc < 0) {
+            ir_module_free(&m);
+            arena_free(&scratch);
+            out->skipped = true;
+            out->notes = crc == -1 ? "skipped: libclang could not be loaded" : "skipped: libclang failed to parse the file";
+            return 0;
+        }
+        out->cxx = cr.mode == CX_MODE_LIBTORCH ? CXX_LIBTORCH : CXX_STUB;
+        if (getenv("GRADLEAK_DEBUG_CXX")) /* for speed figures: where a C++ file's time goes */
+            fprintf(stderr, "gradleak: cxx: %s: parse %.1f ms (%s%s), lower %.1f ms\n", path, (double)cr.parse_ns / 1e6,
+                    cx_mode_name(cr.mode), cr.pch ? ", precompiled header" : "", (double)cr.lower_ns / 1e6);
+        if (cr.n_errors || cr.truncated) {
+            /* broken or unresolvable code is not a tool failure: clang recovers, we lint its AST */
+            out->syntax_error = true;
+            out->n_syntax_errors = cr.n_errors; /* fix_file reverts a fix that adds a clang error */
+            out->notes = cr.n_errors
+                ? arena_printf(&out->arena, "%u clang error%s (first: %s; parsed against %s): linted as far as the AST allows",
+                               cr.n_errors, cr.n_errors == 1 ? "" : "s", cr.first_error ? cr.first_error : "?",
+                               cx_mode_name(cr.mode))
+                : "nesting deeper than the front end handles: the deepest expressions are not analysed";
+        }
+    } else {
+        int rc = tree ? py_lower_reuse(&m, tree, budget_ms * 1000, NULL) : py_lower(&m, budget_ms * 1000, NULL);
+        if (rc < 0) {
+            ir_module_free(&m);
+            arena_free(&scratch);
+            out->skipped = true;
+            out->notes = rc == PY_ERR_TIMEOUT
+                             ? arena_printf(&out->arena, "skipped: parsing took longer than the %.1f s budget (--parse-timeout)",
+                                            (double)budget_ms / 1000.0)
+                         : rc == PY_ERR_TREE_LIMIT ? "skipped: a syntax error too large for the parser (over 65,535 "
+                                                     "tokens in one broken region); fix the syntax to lint this file"
+                                                   : "skipped: the parser failed";
+            return 0;
+        }
     }
     if (m.error_spans.len) {
         Span e = m.error_spans.items[0];
@@ -393,7 +512,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     df_analyse(&m, &fx);
     engine__project_facts(&m, &fx, out);
     gl_ctx_stage("rules");
-    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0, &scratch, NULL, NULL, false};
+    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0, &scratch, NULL, NULL, false, lang == LANG_CXX};
     for (int i = 0; i < RULE_COUNT; i++) {
         if (!o->rules.on[i] || i == RULE_GL901) continue;
         c.rule = (RuleId)i;
@@ -431,6 +550,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
         if (!in_error) out->diags.items[keep++] = *d;
     }
     out->diags.len = keep;
+    if (lang == LANG_CXX) engine__cxx_spelling(&out->arena, &out->diags);
     gl_ctx_stage("suppressions");
     suppress_apply(&m, o, &out->arena, &out->diags);
     if (m.comments.len) {

@@ -5,6 +5,7 @@
 #include "base/arena.h"
 #include "base/diag.h"
 #include "engine/rules.h"
+#include "ir/ir.h"
 #include "ir/dataflow.h"
 
 #define ENGINE_PARSE_TIMEOUT_MS 10000u
@@ -15,10 +16,15 @@ typedef struct LintOptions {
     RuleSet rules;       /* enabled rules */
     bool trace;          /* attach dataflow traces to findings */
     uint32_t max_bytes;  /* files larger than this are skipped with a note (0 = default 8 MiB) */
+    const char *cxx_compdb; /* C++: folder of compile_commands.json (-p); NULL = search upward */
+    const char *cxx_pch_dir; /* C++: where precompiled headers are kept; NULL = a private temporary folder */
     uint32_t parse_timeout_ms; /* a parse that takes longer is abandoned with a note (0 = ENGINE_PARSE_TIMEOUT_MS) */
     ExternLookup ext;    /* optional: summaries of functions in the other files linted together */
     void *ext_ctx;
 } LintOptions;
+
+/* How a C++ file was parsed (LintResult.cxx). */
+typedef enum CxxParse { CXX_NONE, CXX_LIBTORCH, CXX_STUB, CXX_UNAVAILABLE } CxxParse;
 
 /* An imported name the file calls ("utils.f"), with what its call sites pass: a summary can change
  * their results only in some cases (a sanitizer matters where a graph is passed in). */
@@ -42,8 +48,9 @@ typedef struct LintResult {
     Span *comments;       /* every comment of the file, in source order (for editors adding a noqa) */
     uint32_t n_comments;
     bool syntax_error;
+    bool skipped;         /* too large / binary / no libclang */
+    uint8_t cxx;          /* CxxParse: for C++ files, which headers the file was parsed against */
     uint32_t n_syntax_errors; /* ERROR/MISSING regions (fix_file reverts a fix that adds one) */
-    bool skipped;         /* too large / binary */
     ExportedFunc *exports; /* summaries of the file's top-level functions */
     uint32_t n_exports;
     ImportedCall *calls;  /* the imported callables the file calls, each name once */
@@ -56,6 +63,18 @@ void lint_options_default(LintOptions *o); /* every rule on */
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out);
 void lint_result_free(LintResult *r);
+/* The language of a path by its extension: .cpp .cc .cxx .cu (and headers .h .hpp .cuh) are C++. */
+SourceLang engine_lang_of(const char *path);
+/* Is C++ linting available (libclang loadable)? On false, *why says what to install. */
+bool engine_cxx_available(const char **why);
+/* What decides a C++ file's results besides its bytes and the settings (compile flags, header
+ * mode, the LibTorch headers' identity, libclang's version), hashed: part of its cache key. */
+uint64_t engine_cxx_key(const char *path, const LintOptions *o);
+/* The comments of a file, for fixture expectations: into m (whose src/len/arena are set). */
+void engine_collect_comments(IrModule *m, SourceLang lang);
+/* Parses and lowers one file into m (for `debug ir`). Returns 0, or negative when the front end
+ * failed or (C++) libclang is missing. o may be NULL. */
+int engine_lower(IrModule *m, SourceLang lang, const LintOptions *o);
 
 /* One document linted again after each edit (the LSP): it keeps the syntax tree, so a re-lint
  * parses incrementally. Not thread-safe; one per document. */

@@ -40,7 +40,7 @@ void lint_result_encode(StrBuf *out, const LintResult *r)
     const Diag *diags = r->diags.items;
     uint32_t n = r->diags.len;
     sb_append(out, BLOB_MAGIC, 4);
-    put_u32(out, (r->syntax_error ? 1u : 0u) | (r->skipped ? 2u : 0u));
+    put_u32(out, (r->syntax_error ? 1u : 0u) | (r->skipped ? 2u : 0u) | ((uint32_t)(r->cxx & 3u) << 2));
     put_str(out, r->notes);
     put_u32(out, r->n_exports);
     for (uint32_t i = 0; i < r->n_exports; i++) {
@@ -216,7 +216,7 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
         d.loop_line = get_u32(&r);
         if (!r.bad) array_push(diags, d);
     }
-    if (r.bad || r.p != r.end || (fl & ~3u)) {
+    if (r.bad || r.p != r.end || (fl & ~15u)) {
         lint_result_free(out);
         memset(out, 0, sizeof *out);
         arena_init(&out->arena);
@@ -225,6 +225,7 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
     }
     out->notes = nt;
     out->syntax_error = fl & 1;
+    out->cxx = (uint8_t)((fl >> 2) & 3u); /* CxxParse */
     out->skipped = (fl & 2) != 0;
     return 0;
 }

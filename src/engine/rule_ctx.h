@@ -18,6 +18,7 @@ typedef struct RuleCtx {
     struct RuleLines *lines; /* the file's lines with their tokenizer state, built on first use */
     const char *torch_name;  /* rule_torch_name's answer, once asked */
     bool torch_name_known;
+    bool cxx;                /* the file is C++ (LibTorch): findings name C++ constructs, fixes are C++ */
 } RuleCtx;
 
 #define RULE(id, code, name, sev, summary) void rule_##id(RuleCtx *c);
@@ -73,6 +74,14 @@ typedef struct PerStepText {
 /* Reports every call of the function named qual that runs once per training step, with an unsafe
  * fix that removes the call when it is a statement of its own. */
 void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText *t);
+/* Words that differ between the languages: the grad-off construct of the file's language, for
+ * messages ("torch.no_grad()" / "torch::NoGradGuard") and for hints ("`with torch.no_grad():`" /
+ * "`torch::NoGradGuard no_grad;`"), and "True" / "true". */
+const char *rule_no_grad_name(const RuleCtx *c);
+const char *rule_no_grad_stmt(const RuleCtx *c);
+const char *rule_true(const RuleCtx *c);
+/* A function's qualified name as the file's language writes it ("Net.forward" / "Net::forward"). */
+const char *rule_func_name(RuleCtx *c, const char *qualname);
 /* Loop header line, 1-based. */
 uint32_t rule_line(Span s);
 

@@ -35,22 +35,42 @@ static uint32_t parse_codes(const char *p, const char *end, RuleId *codes, uint3
     return n;
 }
 
-static bool suppress__parse_one(const char *text, size_t len, Noqa *out);
+static bool suppress__parse_one(const char *text, size_t len, size_t marker, Noqa *out);
 
-/* `# type: ignore  # noqa: GL301` is one comment token: try each `#` in it. */
+/* `# type: ignore  # noqa: GL301` is one comment token: try each `#` in it. C++ comments start
+ * with `//` or a block comment opener, and also take clang-tidy's `NOLINT(GL101)`. */
 bool suppress_parse(const char *text, size_t len, Noqa *out)
 {
-    for (size_t i = 0; i < len; i++)
-        if (text[i] == '#' && suppress__parse_one(text + i, len - i, out)) return true;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '#' && suppress__parse_one(text + i, len - i, 1, out)) return true;
+        if (text[i] == '/' && i + 1 < len && (text[i + 1] == '/' || text[i + 1] == '*') &&
+            suppress__parse_one(text + i, len - i, 2, out))
+            return true;
+    }
     return false;
 }
 
-static bool suppress__parse_one(const char *text, size_t len, Noqa *out)
+static bool suppress__parse_one(const char *text, size_t len, size_t marker, Noqa *out)
 {
     const char *p = text, *end = text + len;
     memset(out, 0, sizeof *out);
-    if (p >= end || *p != '#') return false;
-    p = skip_ws(p + 1, end);
+    if (p + marker > end) return false;
+    p = skip_ws(p + marker, end);
+    if (marker == 2 && (size_t)(end - p) >= 6 && !strncmp(p, "NOLINT", 6)) {
+        /* NOLINT, NOLINT(GL101, GL102), NOLINTNEXTLINE(GL101) */
+        p += 6;
+        if ((size_t)(end - p) >= 8 && !strncmp(p, "NEXTLINE", 8)) p += 8, out->next_line = true;
+        if (p < end && *p == '(') {
+            const char *close = memchr(p, ')', (size_t)(end - p));
+            if (!close) return false;
+            uint32_t any = 0;
+            out->n_codes = parse_codes(p + 1, close, out->codes, RULE_COUNT, &any);
+            if (!out->n_codes && any) out->foreign = true;
+        } else if (p < end && (isalnum((unsigned char)*p) || *p == '_')) {
+            return false;
+        }
+        return true;
+    }
     if ((size_t)(end - p) >= 9 && !strncasecmp(p, "gradleak:", 9)) {
         p = skip_ws(p + 9, end);
         out->file_level = true;
@@ -79,9 +99,10 @@ static Fix *suppress__fix(const IrModule *m, const LintOptions *o, Arena *arena,
     /* the noqa's own `#` (it may follow other comment text) and the start of its code list */
     const char *hash = NULL, *list = NULL;
     for (const char *h = text; h < end && !list; h++) {
-        if (*h != '#') continue;
+        size_t marker = *h == '#' ? 1 : (h + 1 < end && h[0] == '/' && h[1] == '/') ? 2 : 0;
+        if (!marker) continue;
         Noqa tmp;
-        if (!suppress__parse_one(h, (size_t)(end - h), &tmp)) continue;
+        if (!suppress__parse_one(h, (size_t)(end - h), marker, &tmp)) continue;
         const char *c = memchr(h, ':', (size_t)(end - h));
         /* `# gradleak: noqa: X` has two colons: the list follows the one after "noqa" */
         for (const char *k = h; k + 4 <= end; k++)
@@ -148,7 +169,7 @@ void suppress_apply(const IrModule *m, const LintOptions *o, Arena *arena, DiagL
     for (uint32_t i = 0; i < n; i++) {
         Span s = m->comments.items[i];
         if (suppress_parse(m->src + s.start, s.end - s.start, &nq[nn])) {
-            nq[nn].row = s.row;
+            nq[nn].row = s.row + (nq[nn].next_line ? 1 : 0);
             nq[nn].span = s;
             nn++;
         }
@@ -209,7 +230,8 @@ static uint32_t next_code_row(const IrModule *m, uint32_t row)
     while (p < end) {
         const char *q = p;
         while (q < end && (*q == ' ' || *q == '\t')) q++;
-        if (q < end && *q != '#' && *q != '\n' && *q != '\r') return r;
+        bool cxx_comment = q + 1 < end && q[0] == '/' && q[1] == '/';
+        if (q < end && *q != '#' && *q != '\n' && *q != '\r' && !cxx_comment) return r;
         while (q < end && *q != '\n' && *q != '\r') q++;
         if (q < end && *q == '\r' && q + 1 < end && q[1] == '\n') q++;
         p = q + 1;
@@ -223,7 +245,9 @@ uint32_t expect_parse(const IrModule *m, Expect *out, uint32_t cap)
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->comments.len && n < cap; i++) {
         Span s = m->comments.items[i];
-        const char *p = m->src + s.start + 1, *end = m->src + s.end;
+        const char *p = m->src + s.start, *end = m->src + s.end;
+        p += p < end && *p == '#' ? 1 : 2; /* `#`, or `//` and block comments in C++ */
+        if (p > end) continue;
         p = skip_ws(p, end);
         Expect e;
         memset(&e, 0, sizeof e);

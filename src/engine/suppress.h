@@ -10,6 +10,7 @@ typedef struct Noqa {
     uint32_t row;
     bool file_level;
     bool foreign;  /* names only other linters' codes (# noqa: F401): suppresses no gradleak finding */
+    bool next_line; /* NOLINTNEXTLINE: applies to the line after the comment */
     uint32_t n_codes;
     RuleId codes[RULE_COUNT];
     bool used[RULE_COUNT + 1];

@@ -986,6 +986,10 @@ static void df_step(Interp *I, uint32_t op)
             r.ref = f->cls;
         } else if (o->qual && (strstr(o->qual, "Module") || !strcmp(o->qual, "torch.nn.Module"))) {
             r.kind = VK_MODULE;
+        } else if (o->qual && !strncmp(o->qual, "torch.optim.", 12) && !strstr(o->qual, "lr_scheduler")) {
+            r.kind = VK_OPTIM; /* a parameter typed as an optimizer (a C++ parameter's type) */
+        } else if (o->qual && strstr(o->qual, "DataLoader")) {
+            r.kind = VK_LOADER;
         } else {
             r.grad = G_MAY;
             if (o->qual && strstr(o->qual, "Tensor")) r.kind = VK_TENSOR;
@@ -1009,6 +1013,8 @@ static void df_step(Interp *I, uint32_t op)
     case IR_LOAD: r = df_load(I, op); break;
     case IR_STORE:
         r = val_of(I, o->a);
+        /* a declared type (C++ `torch::Tensor x = ...`): a tensor even when the value's kind is unknown */
+        if (o->qual && !strcmp(o->qual, "torch.Tensor") && r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
         df_store(I, o->var, r);
         r = I->env[o->var];
         break;

@@ -59,11 +59,22 @@ static void lsp__reindex(LspDoc *d)
     lineindex_build(&d->lines, d->text.data, d->text.len);
 }
 
-static bool lsp__is_python(const char *language, const char *path)
+/* Python or C++ (LibTorch) by the client's language id, else by the extension; false for others. */
+static bool lsp__language(const char *language, const char *path, SourceLang *lang)
 {
+    static const char *const cxx_ids[] = {"cpp", "c++", "cuda-cpp", "cuda"};
+    static const char *const cxx_exts[] = {".cpp", ".cc", ".cxx", ".cu", ".c++"};
+    *lang = LANG_PYTHON;
     if (language && (!strcmp(language, "python") || !strcmp(language, "py"))) return true;
+    for (size_t i = 0; language && i < ARRAY_LEN(cxx_ids); i++)
+        if (!strcmp(language, cxx_ids[i])) return *lang = LANG_CXX, true;
     size_t n = strlen(path);
-    return (n > 3 && !strcmp(path + n - 3, ".py")) || (n > 4 && !strcmp(path + n - 4, ".pyi"));
+    if ((n > 3 && !strcmp(path + n - 3, ".py")) || (n > 4 && !strcmp(path + n - 4, ".pyi"))) return true;
+    for (size_t i = 0; i < ARRAY_LEN(cxx_exts); i++) {
+        size_t e = strlen(cxx_exts[i]);
+        if (n > e && !strcmp(path + n - e, cxx_exts[i])) return *lang = LANG_CXX, true;
+    }
+    return false;
 }
 
 LspDoc *lsp_doc_new(const char *uri, const char *language, int64_t version, const char *text, size_t len)
@@ -72,7 +83,7 @@ LspDoc *lsp_doc_new(const char *uri, const char *language, int64_t version, cons
     d->uri = gl_strdup(uri);
     d->path = lsp_uri_to_path(uri);
     if (!d->path) d->path = gl_strdup(uri);
-    d->lintable = lsp__is_python(language, d->path);
+    d->lintable = lsp__language(language, d->path, &d->lang);
     d->version = version;
     d->lint = lint_doc_new();
     sb_init(&d->text);
@@ -129,11 +140,11 @@ bool lsp_doc_lint(LspDoc *d, const LintOptions *o)
     if (d->has_result) lint_result_free(&d->result);
     d->has_result = false;
     if (d->lintable && o) {
-        if (engine_lint_doc(d->lint, d->path, d->text.data, d->text.len, LANG_PYTHON, o, &d->result) == 0)
+        if (engine_lint_doc(d->lint, d->path, d->text.data, d->text.len, d->lang, o, &d->result) == 0)
             d->has_result = true;
     }
     if (!d->has_result) {
-        /* not Python, or a tool failure: an empty result, so the client's list is cleared */
+        /* not Python or C++, or a tool failure: an empty result, so the client's list is cleared */
         memset(&d->result, 0, sizeof d->result);
         arena_init(&d->result.arena);
         array_init(&d->result.diags);

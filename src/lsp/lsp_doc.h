@@ -23,7 +23,8 @@ LspPos lsp_text_position(const char *src, size_t len, const LineIndex *li, uint3
 typedef struct LspDoc {
     char *uri;
     char *path;       /* the file path of a file:// uri, otherwise the uri */
-    bool lintable;    /* Python (by language id or extension) */
+    bool lintable;    /* Python or C++ (by language id or extension) */
+    SourceLang lang;
     int64_t version;
     StrBuf text;      /* data is never NULL */
     LineIndex lines;  /* of text, rebuilt after every change */

@@ -213,6 +213,24 @@ static bool lsp__noqa_edit(const LspDoc *d, uint32_t line, const char *code, Edi
     const char *src = d->text.data;
     uint32_t ls = d->lines.starts[line], le = ls;
     while (le < d->text.len && src[le] != '\n' && src[le] != '\r') le++;
+    if (d->lang == LANG_CXX) {
+        /* C++: `// NOLINT(GL101)`, or the code added to a NOLINT(...) already on the line */
+        for (uint32_t p = ls; p + 7 <= le; p++) {
+            if (memcmp(src + p, "NOLINT(", 7) != 0) continue;
+            uint32_t q = p + 7;
+            while (q < le && src[q] != ')') q++;
+            if (q == le) break;
+            out->start = out->end = q;
+            sb_printf(text, "%s%s", q > p + 7 ? ", " : "", code);
+            return true;
+        }
+        uint32_t at = le;
+        while (at > ls && (src[at - 1] == ' ' || src[at - 1] == '\t')) at--;
+        out->start = at;
+        out->end = le;
+        sb_printf(text, "%s// NOLINT(%s)", at > ls ? "  " : "", code);
+        return true;
+    }
     const LintResult *r = &d->result;
     for (uint32_t i = 0; i < r->n_comments; i++) {
         const Span *c = &r->comments[i];
@@ -284,7 +302,7 @@ static json_t *lsp__fix_all_edits(LspServer *s, const LspDoc *d, uint32_t *n_fix
     FixOptions fo;
     fix_options_default(&fo);
     FixOutcome r;
-    if (fix_file(d->path, d->text.data, d->text.len, LANG_PYTHON, &lo, &fo, &r) != 0) return NULL;
+    if (fix_file(d->path, d->text.data, d->text.len, d->lang, &lo, &fo, &r) != 0) return NULL;
     json_t *edits = NULL;
     if (r.reverted) {
         fprintf(stderr, "gradleak lsp: fix-all not offered for %s: %s\n", d->path, r.error);

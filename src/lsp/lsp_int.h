@@ -34,6 +34,7 @@ typedef struct LspServer {
     LspEncoding enc;
     bool pull;            /* the client pulls diagnostics (textDocument/diagnostic): do not push */
     bool refresh;         /* the client accepts workspace/diagnostic/refresh */
+    bool cxx_warned;      /* said once that C++ documents are not linted (libclang missing) */
     bool watch_dynamic;   /* the client accepts a dynamic workspace/didChangeWatchedFiles registration */
     char *root;           /* workspace root folder, or NULL */
     Array(LspDoc *) docs;

@@ -115,6 +115,16 @@ void lsp_ensure_linted(LspServer *s, LspDoc *d)
     if (!d->dirty && d->has_result) return;
     LintOptions o;
     lsp_doc_lint(d, lsp_options_for(s, d, &o));
+    if (d->lang == LANG_CXX && d->result.cxx == CXX_UNAVAILABLE && !s->cxx_warned) {
+        /* one clear message, not one per keystroke; Python documents are linted as before */
+        const char *why = "libclang is not available";
+        engine_cxx_available(&why);
+        s->cxx_warned = true;
+        lsp__log("C++ documents are not linted: %s", why);
+        lsp__notify(s, "window/showMessage", json_pack("{s:i,s:o}", "type", 2, "message",
+                                                       lsp_jstr(arena_printf(&d->result.arena,
+                                                                             "gradleak: C++ documents are not linted: %s", why))));
+    }
 }
 
 /* ---- output ---- */
@@ -575,7 +585,8 @@ static const char *const lsp_usage =
     "Runs the gradleak language server on stdin/stdout (LSP 3.17, JSON-RPC with Content-Length\n"
     "framing). Editors start it themselves; see README.md for Neovim and VS Code-style setups.\n"
     "It publishes diagnostics as you type, offers each rule's fix, \"Disable GLxxx for this line\"\n"
-    "(a # noqa comment) and a fix-all source action, and shows a rule's documentation on hover.\n"
+    "(a # noqa comment; // NOLINT(GLxxx) in C++) and a fix-all source action, and shows a rule's\n"
+    "documentation on hover. Python and C++ (LibTorch) documents are linted.\n"
     "It never runs your code. Logs go to stderr.\n";
 
 int lsp_main(int argc, char **argv)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every input a fuzzer ever crashed on (tests/fuzz/regress/<target>/), replayed through the real
-# binaries without clang: lint inputs through `gradleak check` (exit 0 or 1, never a signal or 2,
-# and no "bug in gradleak" on stderr), fix inputs through `check --fix --unsafe-fixes` (the same), TOML inputs through toml_dump (exit 0 or 1), LSP sessions
+# binaries without clang: lint (and C++) inputs through `gradleak check` (exit 0 or 1, never a signal or 2,
+# and no "bug in gradleak" on stderr), fix inputs through `check --fix --unsafe-fixes` (the same), TOML
+# inputs through toml_dump (exit 0 or 1), LSP sessions
 # through `gradleak lsp` on stdin (exit 0 or 1). The libFuzzer
 # targets themselves replay them too (tools/fuzz.sh). Prints `ok <id>` / `FAIL <id> <why>`.
 set -u
@@ -32,6 +33,19 @@ for f in tests/fuzz/regress/fix/*; do
     id=fuzz-regress/fix/${f##*/}
     cp "$f" "$T/input.py"
     timeout 60 "$GRADLEAK" check --no-cache --isolated --fix --unsafe-fixes "$T/input.py" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    if [ "$rc" -gt 1 ] || grep -q 'bug in gradleak' "$T/err"; then
+        echo "FAIL $id exit $rc: $(head -c 300 "$T/err")"
+        fails=$((fails + 1))
+    else
+        echo "ok $id"
+    fi
+done
+for f in tests/fuzz/regress/cxx/*; do
+    [ -f "$f" ] || continue
+    id=fuzz-regress/cxx/${f##*/}
+    cp "$f" "$T/input.cpp"
+    GRADLEAK_CXX_HEADERS=stub timeout 60 "$GRADLEAK" check --no-cache --isolated "$T/input.cpp" >"$T/out" 2>"$T/err" </dev/null
     rc=$?
     if [ "$rc" -gt 1 ] || grep -q 'bug in gradleak' "$T/err"; then
         echo "FAIL $id exit $rc: $(head -c 300 "$T/err")"
