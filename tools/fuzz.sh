@@ -86,11 +86,12 @@ nice ninja -f "$out/build.ninja" >"$out/build.log" 2>&1 || { cat "$out/build.log
 # ---- run ----------------------------------------------------------------------------------------
 # detect_leaks: LeakSanitizer cannot run under some sandboxes (ptrace); probe once, as tests/run does.
 leaks=1
-if [ "${#targets[@]}" -gt 0 ] && "$out/fuzz_${targets[0]}" -runs=0 2>&1 </dev/null | grep -q 'LeakSanitizer has encountered a fatal error\|does not work under ptrace'; then
+if [ "${#targets[@]}" -gt 0 ] && ASAN_OPTIONS=intercept_tls_get_addr=0 "$out/fuzz_${targets[0]}" -runs=0 2>&1 </dev/null | grep -q 'LeakSanitizer has encountered a fatal error\|does not work under ptrace'; then
     leaks=0
     echo "fuzz: note: LeakSanitizer cannot run here; leak detection is off"
 fi
-export ASAN_OPTIONS=detect_leaks=$leaks:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=0
+# intercept_tls_get_addr=0: see tests/run (LeakSanitizer and libclang's dynamic TLS)
+export ASAN_OPTIONS=detect_leaks=$leaks:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=0:intercept_tls_get_addr=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 status=0
