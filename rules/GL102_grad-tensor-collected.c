@@ -40,6 +40,16 @@
  */
 #include "engine/rule_ctx.h"
 
+/* The unsafe fix that stores `value.detach()`, when the value is one name, call or attribute on
+ * one line. */
+static void offer_detach(RuleCtx *c, Diag *d, const IrFunc *f, uint32_t val_op, const char *vt)
+{
+    const IrOp *vo = &f->ops.items[val_op];
+    if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
+        rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Store '%s.detach()'", vt), vo->span.start, vo->span.end,
+                 arena_printf(c->arena, "%s.detach()", vt));
+}
+
 /* The attribute name when op is `self.<name>` in a method of self's class, else NULL. */
 static const char *self_attr(RuleCtx *c, const IrFunc *f, uint32_t op)
 {
@@ -86,10 +96,7 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
         rule_related(c, d, f->ops.items[v->src].span, "the graph comes from '%s'", rule_text(c, f, v->src));
     rule_trace_value(c, d, f, "collected value", val_op, v);
     rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar)", vt);
-    const IrOp *vo = &f->ops.items[val_op];
-    if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
-        rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Store '%s.detach()'", vt), vo->span.start, vo->span.end,
-                 arena_printf(c->arena, "%s.detach()", vt));
+    offer_detach(c, d, f, val_op, vt);
 }
 
 static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op, const char *how)
@@ -130,10 +137,7 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     rule_trace_value(c, d, f, "container", cont_op, cont);
     if (back) rule_trace_value(c, d, f, arena_printf(c->arena, "'%s' at the end of an iteration", name), IR_NONE, back);
     rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar), or run the loop under %s", vt, rule_no_grad_name(c));
-    const IrOp *vo = &f->ops.items[val_op];
-    if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
-        rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Store '%s.detach()'", vt), vo->span.start, vo->span.end,
-                 arena_printf(c->arena, "%s.detach()", vt));
+    offer_detach(c, d, f, val_op, vt);
 }
 
 /* `self.last = out`, `GLOBAL = loss` in a step loop: one iteration's graph held into the next. */
@@ -173,9 +177,7 @@ static void plain_store(RuleCtx *c, const IrFunc *f, uint32_t i)
     rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
     rule_trace_value(c, d, f, "stored value", valop, v);
     rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar)", vt);
-    if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
-        rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Store '%s.detach()'", vt), vo->span.start, vo->span.end,
-                 arena_printf(c->arena, "%s.detach()", vt));
+    offer_detach(c, d, f, valop, vt);
 }
 
 void rule_GL102(RuleCtx *c)
