@@ -1,8 +1,9 @@
 /* GL101 tensor-accumulated-across-iterations: a grad tensor folded into a loop-carried accumulator.
  *
  * ## What it does
- * Flags `acc += value` and `acc = acc + value` (also `-`, `*`, `/`) inside a training, evaluation
- * or sampling loop when `acc` lives across the loop's iterations and `value` carries an autograd
+ * Flags `acc += value` and `acc = acc + value` (also `-`, `*`, `/`, and in place: `acc.add_(value)`,
+ * `sub_`, `mul_`, `div_`) inside a training, evaluation or sampling loop when `acc` lives across
+ * the loop's iterations and `value` carries an autograd
  * graph (it comes from a model call, a loss, a parameter or a `requires_grad` tensor).
  *
  * ## Why is this bad?
@@ -96,39 +97,65 @@ static uint32_t other_side(const IrFunc *f, uint32_t top, uint32_t var)
     return o->a;
 }
 
+/* Is op an accumulation? `acc = acc + value` / `acc += value` (a store of arithmetic that reads
+ * acc; also -, *, /), or in place: `acc.add_(value)` (also sub_, mul_, div_). Gives the
+ * accumulator's variable, its read, the value folded in, the op to point at, and whether it is
+ * in place. */
+static bool accumulation(const IrFunc *f, uint32_t i, uint32_t *var, uint32_t *accop, uint32_t *addop, uint32_t *at,
+                         bool *inplace)
+{
+    const IrOp *o = &f->ops.items[i];
+    if (o->kind == IR_CALL) {
+        const char *m = df_method_name(f, i);
+        uint32_t r = df_receiver(f, i);
+        if (!m || r == IR_NONE || !o->nargs || f->kw.items[o->args]) return false;
+        if (strcmp(m, "add_") && strcmp(m, "sub_") && strcmp(m, "mul_") && strcmp(m, "div_")) return false;
+        const IrOp *ro = &f->ops.items[r];
+        if ((ro->kind != IR_LOAD && ro->kind != IR_ATTR) || ro->var == IR_NONE) return false;
+        *var = ro->var, *accop = r, *addop = f->args.items[o->args], *at = i, *inplace = true;
+        return true;
+    }
+    uint32_t valop = o->kind == IR_STORE ? o->a : o->kind == IR_SET_ATTR ? o->b : IR_NONE;
+    if (valop == IR_NONE || o->var == IR_NONE) return false;
+    const IrOp *bo = &f->ops.items[valop];
+    if (bo->kind != IR_BINOP || bo->aux > BIN_DIV) return false;
+    uint32_t a = find_acc(f, valop, o->var);
+    uint32_t v = a == IR_NONE ? IR_NONE : other_side(f, valop, o->var);
+    if (a == IR_NONE || v == IR_NONE || a == valop) return false;
+    /* `acc = x - acc` or `acc = x / acc` do not accumulate; the graph must enter at the top */
+    if (bo->b != IR_NONE && find_acc(f, bo->b, o->var) != IR_NONE && (bo->aux == BIN_SUB || bo->aux == BIN_DIV))
+        return false;
+    *var = o->var, *accop = a, *addop = v, *at = valop, *inplace = false;
+    return true;
+}
+
 void rule_GL101(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
         for (uint32_t i = 0; i < f->ops.len; i++) {
-            const IrOp *st = &f->ops.items[i];
-            uint32_t valop = st->kind == IR_STORE ? st->a : st->kind == IR_SET_ATTR ? st->b : IR_NONE;
-            if (valop == IR_NONE || st->var == IR_NONE || !ff->reached[i]) continue;
-            const IrOp *bo = &f->ops.items[valop];
-            if (bo->kind != IR_BINOP || bo->aux > BIN_DIV) continue;
-            uint32_t accop = find_acc(f, valop, st->var);
-            uint32_t addop = accop == IR_NONE ? IR_NONE : other_side(f, valop, st->var);
-            if (accop == IR_NONE || addop == IR_NONE || accop == valop) continue;
-            /* `acc = x - acc` or `acc = x / acc` do not accumulate; the graph must enter at the top */
-            if (bo->b != IR_NONE && find_acc(f, bo->b, st->var) != IR_NONE && (bo->aux == BIN_SUB || bo->aux == BIN_DIV))
-                continue;
+            uint32_t var, accop, addop, at;
+            bool inplace;
+            if (!ff->reached[i] || !accumulation(f, i, &var, &accop, &addop, &at, &inplace)) continue;
+            const IrOp *bo = &f->ops.items[at];
             const AVal *acc = &ff->val[accop], *add = &ff->val[addop];
             if (acc->kind == VK_CONTAINER || add->kind == VK_CONTAINER) continue; /* GL102's */
             if (add->grad < G_POST) continue;
             uint32_t loop = df_outliving_loop(f, acc, ir_op_loop(f, i), true);
             if (loop == IR_NONE) continue;
             const IrLoop *l = &f->loops.items[loop];
-            const AVal *back = ff->backedge[loop] ? &ff->backedge[loop][st->var] : NULL;
+            /* (the analysis does not follow in-place writes: acc.add_(v) is judged by v) */
+            const AVal *back = ff->backedge[loop] && !inplace ? &ff->backedge[loop][var] : NULL;
             uint8_t g = back ? back->grad : add->grad;
             if (g < G_POST) continue; /* reset before the iteration ends */
             bool live = g == G_LIVE;
-            const char *accname = f->vars.items[st->var].name;
+            const char *accname = f->vars.items[var].name;
             const char *addtext = rule_text(c, f, addop);
             Diag *d;
             /* summed over the batches and differentiated once after the loop (gradient accumulation
              * done by building one graph): peak memory grows with the number of batches */
-            uint32_t later = live ? backward_of(f, ff, st->var, l->end) : IR_NONE;
+            uint32_t later = live ? backward_of(f, ff, var, l->end) : IR_NONE;
             if (later != IR_NONE) {
                 d = rule_report(c, bo->span, SEV_ERROR,
                                 "'%s' holds the autograd graph of every batch until backward() at line %u: '%s' "
@@ -181,7 +208,7 @@ void rule_GL101(RuleCtx *c)
             const IrOp *ao = &f->ops.items[addop];
             if (ao->span.row == ao->span.end_row && strlen(addtext) < 60) {
                 /* safe when the accumulator starts as a number and is never used as a tensor */
-                bool safe = !(acc->flags & VF_OUTER) && !used_as_tensor(f, st->var);
+                bool safe = !(acc->flags & VF_OUTER) && !used_as_tensor(f, var);
                 const char *wrap = (ao->kind == IR_LOAD || ao->kind == IR_ATTR || ao->kind == IR_CALL || ao->kind == IR_ITEM)
                                        ? fixed : arena_printf(c->arena, "(%s).%s()", addtext, zero ? "item" : "detach");
                 rule_fix(c, d, safe ? FIX_SAFE : FIX_UNSAFE,

@@ -4,7 +4,8 @@
  * Flags `outputs.append(value)`, `.extend`, `.insert`, `history[key] = value` and
  * `outputs += [value]` inside a training, evaluation or sampling loop when the container lives
  * across the loop's iterations and `value` carries an autograd graph, and a tensor grown the same
- * way: `preds = torch.cat([preds, value])` (also `torch.concat`, `vstack`, `hstack`). Also flags
+ * way: `preds = torch.cat([preds, value])` (also `torch.concat`, `vstack`, `hstack`), or written
+ * into a preallocated tensor in a step loop (`losses[i] = loss`). Also flags
  * `self.history.append(loss)` in a method that runs once per training step (one that a step loop
  * calls, or Lightning's `training_step`) when the method does not start the list again: the object
  * outlives every call. For `metrics[key] += value`, only `value` counts: the element already held
@@ -41,6 +42,13 @@
  */
 #include "engine/rule_ctx.h"
 
+/* How the value enters what outlives the loop. */
+typedef enum Via {
+    VIA_COLLECT, /* a list or dict: append, extend, insert, [key] =, += [v] */
+    VIA_CONCAT,  /* acc = torch.cat([acc, v]): a tensor grown by one value */
+    VIA_INTO,    /* acc[i] = v: written into a tensor, whose graph then holds v's */
+} Via;
+
 /* The unsafe fix that stores `value.detach()`, when the value is one name, call or attribute on
  * one line. */
 static void offer_detach(RuleCtx *c, Diag *d, const IrFunc *f, uint32_t val_op, const char *vt, const char *verb)
@@ -65,9 +73,9 @@ static const char *self_attr(RuleCtx *c, const IrFunc *f, uint32_t op)
  * loop, or Lightning's training_step): the object outlives the call, so the list grows every step
  * unless the method itself starts it again. */
 static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op,
-                                  const char *how)
+                                  const char *how, Via via)
 {
-    bool concat = !strcmp(how, "concatenated onto");
+    bool concat = via == VIA_CONCAT;
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const AVal *v = &ff->val[val_op];
     const char *attr = self_attr(c, f, cont_op);
@@ -110,9 +118,10 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
 
 /* cont_op is the container's op; for a concatenation (`acc = torch.cat([acc, v])`) the read of the
  * tensor that grows, whose value at the end of an iteration is judged by its graph, not its items. */
-static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op, const char *how)
+static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op, const char *how,
+                   Via via)
 {
-    bool concat = !strcmp(how, "concatenated onto");
+    bool concat = via == VIA_CONCAT;
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const AVal *cont = &ff->val[cont_op], *v = &ff->val[val_op];
     if (v->grad < G_POST && !(v->kind == VK_CONTAINER && v->elem >= G_POST)) return;
@@ -123,13 +132,18 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
         cont = &ff->val[f->ops.items[k].a];
     uint32_t loop = df_outliving_loop(f, cont, ir_op_loop(f, at), true);
     if (loop == IR_NONE) {
-        object_store_per_step(c, f, at, cont_op, val_op, how);
+        object_store_per_step(c, f, at, cont_op, val_op, how, via);
         return;
     }
     const IrLoop *l = &f->loops.items[loop];
+    /* writing each time step's output into a preallocated tensor is how a decoder builds the
+     * sequence its loss needs: only a step loop's writes (one per batch) are unbounded */
+    if (via == VIA_INTO && l->kind != LOOP_STEP) return;
     const AVal *back = ff->backedge[loop] ? &ff->backedge[loop][var] : NULL;
-    uint8_t g = back ? (concat ? back->grad : back->elem) : GL_MAX(v->grad, v->elem);
-    if (back && !concat && back->kind != VK_CONTAINER && back->kind != VK_UNKNOWN) return;
+    /* at the end of an iteration: a container's items, a grown tensor's graph; a tensor written
+     * into is judged by the value written (the analysis does not track in-place writes) */
+    uint8_t g = !back || via == VIA_INTO ? GL_MAX(v->grad, v->elem) : concat ? back->grad : back->elem;
+    if (back && via == VIA_COLLECT && back->kind != VK_CONTAINER && back->kind != VK_UNKNOWN) return;
     if (g < G_POST) return;
     bool live = g == G_LIVE;
     const char *name = f->vars.items[var].name;
@@ -230,7 +244,7 @@ void rule_GL102(RuleCtx *c)
             if (o->kind == IR_SET_ATTR || o->kind == IR_STORE) {
                 uint32_t acc_op = IR_NONE, grown = concat_value(f, i, &acc_op);
                 if (grown != IR_NONE)
-                    report(c, f, o->kind == IR_SET_ATTR ? o->b : o->a, acc_op, grown, "concatenated onto");
+                    report(c, f, o->kind == IR_SET_ATTR ? o->b : o->a, acc_op, grown, "concatenated onto", VIA_CONCAT);
                 else
                     plain_store(c, f, i);
             } else if (o->kind == IR_CALL) {
@@ -243,9 +257,14 @@ void rule_GL102(RuleCtx *c)
                 const AVal *cv = &ff->val[r];
                 if (cv->kind != VK_CONTAINER && cv->kind != VK_UNKNOWN) continue;
                 uint32_t arg = f->args.items[o->args + o->nargs - 1];
-                report(c, f, i, r, arg, "appended to");
+                report(c, f, i, r, arg, "appended to", VIA_COLLECT);
             } else if (o->kind == IR_SET_ITEM && o->a != IR_NONE && o->c != IR_NONE) {
                 const AVal *cv = &ff->val[o->a];
+                if (cv->kind == VK_TENSOR && f->ops.items[o->a].kind == IR_LOAD) {
+                    /* `losses[i] = loss` into a preallocated tensor */
+                    report(c, f, i, o->a, o->c, "written into", VIA_INTO);
+                    continue;
+                }
                 if (cv->kind != VK_CONTAINER && cv->kind != VK_UNKNOWN) continue;
                 /* `stats[k] += v`: the element already held is the container's (reported where its
                  * graph came in); only v can bring a new one */
@@ -254,10 +273,10 @@ void rule_GL102(RuleCtx *c)
                 if (vo->kind == IR_BINOP && (vo->flags & IR_F_AUG) && vo->a != IR_NONE && vo->b != IR_NONE &&
                     f->ops.items[vo->a].kind == IR_ITEM && df_root_var(f, vo->a) == df_root_var(f, o->a))
                     val = vo->b;
-                report(c, f, i, o->a, val, "stored in");
+                report(c, f, i, o->a, val, "stored in", VIA_COLLECT);
             } else if (o->kind == IR_BINOP && (o->flags & IR_F_AUG) && o->aux == BIN_ADD && o->a != IR_NONE) {
                 if (ff->val[o->a].kind != VK_CONTAINER) continue;
-                report(c, f, i, o->a, o->b, "added to");
+                report(c, f, i, o->a, o->b, "added to", VIA_COLLECT);
             }
         }
     }
