@@ -5,7 +5,8 @@
  * `outputs += [value]` inside a training, evaluation or sampling loop when the container lives
  * across the loop's iterations and `value` carries an autograd graph, and a tensor grown the same
  * way: `preds = torch.cat([preds, value])` (also `torch.concat`, `vstack`, `hstack`), or written
- * into a preallocated tensor in a step loop (`losses[i] = loss`). Also flags
+ * into a preallocated tensor in a step loop (`losses[i] = loss`), and a comprehension over a
+ * loader (`[model(x.cuda()) for x, _ in loader]`) outside a function that calls backward(). Also flags
  * `self.history.append(loss)` in a method that runs once per training step (one that a step loop
  * calls, or Lightning's `training_step`) when the method does not start the list again: the object
  * outlives every call. For `metrics[key] += value`, only `value` counts: the element already held
@@ -233,6 +234,74 @@ static void plain_store(RuleCtx *c, const IrFunc *f, uint32_t i)
     offer_detach(c, d, f, valop, vt, "Store");
 }
 
+/* A comprehension over batches (`[model(x.cuda()) for x, _ in loader]`) is a loop that collects:
+ * reported when its element carries a live graph and what it iterates is a DataLoader, or yields
+ * what the comprehension moves to a device. A comprehension over a tensor's pieces, modules or a
+ * range is bounded, and so is one in a Module's method (one forward's batch). The comprehension
+ * is lowered straight-line: its NEXT ops lie inside the BUILD's span, just before it. */
+static void comprehension(RuleCtx *c, const IrFunc *f, uint32_t build)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrOp *b = &f->ops.items[build];
+    if (b->nargs == 0 || b->nargs > 2) return;
+    /* in a Module's method the comprehension runs inside one forward: over one batch's items */
+    for (const IrFunc *g = f; g; g = g->parent != IR_NONE ? c->m->funcs.items[g->parent] : NULL)
+        if (g->cls != IR_NONE && c->m->classes.items[g->cls]->is_module) return;
+    uint32_t elem = f->args.items[b->args + b->nargs - 1];
+    const AVal *v = &ff->val[elem];
+    if (v->grad != G_LIVE) return;
+    /* a function that calls backward() builds its step from it: `[model(c.cuda()) for c in crops]`
+     * over one batch's crops */
+    for (uint32_t k = 0; k < f->ops.len; k++)
+        if (ff->reached[k] && df_is_backward_call(f, k)) return;
+    uint32_t next = IR_NONE;
+    for (uint32_t k = build; k-- > 0;) {
+        const IrOp *o = &f->ops.items[k];
+        if (o->span.start < b->span.start || o->span.end > b->span.end) break;
+        if (o->kind == IR_NEXT && (k == 0 || f->ops.items[k - 1].kind != IR_LOOP)) next = k;
+    }
+    if (next == IR_NONE || f->ops.items[next].a == IR_NONE) return;
+    const AVal *it = &ff->val[f->ops.items[next].a];
+    bool batches = it->kind == VK_LOADER;
+    if (!batches && it->kind == VK_UNKNOWN && !(it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT))) {
+        /* what it yields (unpacked, indexed) moved to a device inside the comprehension */
+        uint8_t *part = gl_calloc(build - next + 1, 1);
+        Array(uint32_t) vars;
+        array_init(&vars);
+        part[0] = 1;
+        for (uint32_t k = next + 1; k < build && !batches; k++) {
+            const IrOp *o = &f->ops.items[k];
+            bool pa = o->a != IR_NONE && o->a >= next && o->a < build && part[o->a - next];
+            if ((o->kind == IR_UNPACK || o->kind == IR_ITEM || o->kind == IR_ATTR) && pa) part[k - next] = 1;
+            if (o->kind == IR_STORE && pa && o->var != IR_NONE) array_push(&vars, o->var);
+            if (o->kind == IR_LOAD)
+                for (uint32_t j = 0; j < vars.len; j++)
+                    if (vars.items[j] == o->var) part[k - next] = 1;
+            const char *m = o->kind == IR_CALL ? df_method_name(f, k) : NULL;
+            uint32_t r = m ? df_receiver(f, k) : IR_NONE;
+            if (m && r != IR_NONE && r >= next && part[r - next] && (!strcmp(m, "to") || !strcmp(m, "cuda")))
+                batches = true;
+        }
+        array_free(&vars);
+        gl_free(part);
+    }
+    if (!batches) return;
+    const char *vt = rule_text(c, f, elem);
+    const char *it_text = rule_text(c, f, f->ops.items[next].a);
+    Diag *d = rule_report(c, b->span, SEV_ERROR,
+                          "this comprehension collects tensors that carry an autograd graph: '%s' keeps its graph "
+                          "for every batch of '%s' until the result is freed; every batch's activations stay on "
+                          "the device",
+                          vt, it_text);
+    d->growth = GROWTH_DEVICE;
+    d->loop_line = rule_line(b->span);
+    if (v->src != IR_NONE && v->src < f->ops.len)
+        rule_related(c, d, f->ops.items[v->src].span, "the graph comes from '%s'", rule_text(c, f, v->src));
+    rule_trace_value(c, d, f, "collected value", elem, v);
+    rule_hint(c, d, "Build it under %s, or collect '%s.detach()'", rule_no_grad_name(c), vt);
+    offer_detach(c, d, f, elem, vt, "Collect");
+}
+
 void rule_GL102(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -241,7 +310,9 @@ void rule_GL102(RuleCtx *c)
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
             if (!ff->reached[i]) continue;
-            if (o->kind == IR_SET_ATTR || o->kind == IR_STORE) {
+            if (o->kind == IR_BUILD) {
+                comprehension(c, f, i);
+            } else if (o->kind == IR_SET_ATTR || o->kind == IR_STORE) {
                 uint32_t acc_op = IR_NONE, grown = concat_value(f, i, &acc_op);
                 if (grown != IR_NONE)
                     report(c, f, o->kind == IR_SET_ATTR ? o->b : o->a, acc_op, grown, "concatenated onto", VIA_CONCAT);

@@ -1505,58 +1505,55 @@ static void df__prescan_batch_calls(Interp *I)
 {
     const IrFunc *f = I->f;
     uint32_t n = f->ops.len, nv = I->nvars;
-    if (!f->loops.len || !n) return;
+    if (!n) return;
+    bool iterates = false; /* for loops and comprehensions */
+    for (uint32_t i = 0; i < n && !iterates; i++) iterates = f->ops.items[i].kind == IR_NEXT;
+    if (!iterates) return;
     uint8_t *is_param = gl_calloc(nv ? nv : 1, 1);
     for (uint32_t i = 0; i < n; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind == IR_STORE && o->var < nv && o->a != IR_NONE && f->ops.items[o->a].kind == IR_PARAM) is_param[o->var] = 1;
     }
-    uint8_t *part = gl_calloc(n, 1);       /* ops holding the loop's element or a part of it */
-    uint8_t *dev = gl_calloc(n, 1);        /* ops holding data moved to a device */
+    uint8_t *part = gl_calloc(n, 1);       /* ops holding what a loop or comprehension yields, or a part of it */
+    uint8_t *dev = gl_calloc(n, 1);        /* ops holding such data moved to a device */
     uint8_t *part_var = gl_calloc(nv ? nv : 1, 1), *dev_var = gl_calloc(nv ? nv : 1, 1);
-    for (uint32_t li = 0; li < f->loops.len; li++) {
-        const IrLoop *l = &f->loops.items[li];
-        if (l->iter == IR_NONE || l->parent != IR_NONE) continue; /* outermost for loops: inner ones are in their bodies */
-        memset(part_var, 0, nv ? nv : 1);
-        memset(dev_var, 0, nv ? nv : 1);
-        for (int pass = 0; pass < 2; pass++) {
-            for (uint32_t op = l->op + 1; op < l->end; op++) {
-                const IrOp *o = &f->ops.items[op];
-                bool pa = o->a != IR_NONE && o->a < n && part[o->a], da = o->a != IR_NONE && o->a < n && dev[o->a];
-                switch ((IrOpKind)o->kind) {
-                case IR_NEXT:
-                    if (f->ops.items[op - 1].kind == IR_LOOP || pa) part[op] = 1;
-                    break;
-                case IR_UNPACK: case IR_ITEM: case IR_ATTR:
-                    part[op] = pa, dev[op] = da;
-                    break;
-                case IR_LOAD:
-                    if (o->var < nv) part[op] = part_var[o->var], dev[op] = dev_var[o->var];
-                    break;
-                case IR_STORE:
-                    if (o->var < nv && (pa || da)) {
-                        part_var[o->var] |= pa;
-                        dev_var[o->var] |= da;
-                    }
-                    break;
-                case IR_BUILD: /* {k: v.to(device) for k, v in batch.items()}, (x.cuda(), y.cuda()) */
-                    for (uint32_t k = 0; k < o->nargs; k++) dev[op] |= dev[f->args.items[o->args + k]];
-                    break;
-                case IR_CALL: {
-                    const char *m = df_method_name(f, op);
-                    uint32_t r = df_receiver(f, op);
-                    if (m && r != IR_NONE && (part[r] || dev[r]) && (!strcmp(m, "to") || !strcmp(m, "cuda"))) dev[op] = 1;
-                    if (m && r != IR_NONE && part[r] && (!strcmp(m, "items") || !strcmp(m, "values"))) part[op] = 1;
-                    if (!o->nargs || !dev[f->args.items[o->args]] || dev[op]) break;
-                    const IrOp *callee = &f->ops.items[o->a];
-                    if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
-                        df__passed_in(I, callee->var, is_param))
-                        I->module_vars[callee->var] = 1;
-                    break;
+    /* two passes: a loop's later iterations see what its earlier stores made */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t op = 0; op < n; op++) {
+            const IrOp *o = &f->ops.items[op];
+            bool pa = o->a != IR_NONE && o->a < n && part[o->a], da = o->a != IR_NONE && o->a < n && dev[o->a];
+            switch ((IrOpKind)o->kind) {
+            case IR_NEXT:
+                part[op] = 1;
+                break;
+            case IR_UNPACK: case IR_ITEM: case IR_ATTR:
+                part[op] = pa, dev[op] = da;
+                break;
+            case IR_LOAD:
+                if (o->var < nv) part[op] = part_var[o->var], dev[op] = dev_var[o->var];
+                break;
+            case IR_STORE:
+                if (o->var < nv && (pa || da)) {
+                    part_var[o->var] |= pa;
+                    dev_var[o->var] |= da;
                 }
-                default:
-                    break;
-                }
+                break;
+            case IR_BUILD: /* {k: v.to(device) for k, v in batch.items()}, (x.cuda(), y.cuda()) */
+                for (uint32_t k = 0; k < o->nargs; k++) dev[op] |= dev[f->args.items[o->args + k]];
+                break;
+            case IR_CALL: {
+                const char *m = df_method_name(f, op);
+                uint32_t r = df_receiver(f, op);
+                if (m && r != IR_NONE && (part[r] || dev[r]) && (!strcmp(m, "to") || !strcmp(m, "cuda"))) dev[op] = 1;
+                if (!o->nargs || !dev[f->args.items[o->args]] || dev[op]) break;
+                const IrOp *callee = &f->ops.items[o->a];
+                if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
+                    df__passed_in(I, callee->var, is_param))
+                    I->module_vars[callee->var] = 1;
+                break;
+            }
+            default:
+                break;
             }
         }
     }
