@@ -11,7 +11,10 @@
  * saved activations on the device and memory grows by one batch's activations per step until CUDA
  * runs out of memory (measured: +4.2 MB per step for a small MLP on an H200). When the
  * accumulation happens after `loss.backward()`, backward has freed the saved tensors and only the
- * autograd nodes pile up on the host: reported as a warning.
+ * autograd nodes pile up on the host: reported as a warning. When the sum is differentiated once
+ * after a loop over batches (`epoch_loss.backward()` after `for x, y in loader`), every batch's
+ * activations stay on the device until that backward: memory grows with the number of batches.
+ * The fix there is to call `backward()` per batch, so no automatic fix is offered.
  *
  * ## Example
  * ```python
@@ -41,18 +44,6 @@
  */
 #include "engine/rule_ctx.h"
 
-/* Is var the receiver of a method call, or differentiated, anywhere in f? */
-static bool used_as_tensor(const IrFunc *f, uint32_t var)
-{
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_CALL) continue;
-        uint32_t r = df_receiver(f, i);
-        if (r != IR_NONE && f->ops.items[r].var == var) return true;
-    }
-    return false;
-}
-
 /* Finds a read of var inside the arithmetic tree rooted at op (BINOP/UNOP only, bounded). */
 static uint32_t find_acc(const IrFunc *f, uint32_t op, uint32_t var)
 {
@@ -66,6 +57,32 @@ static uint32_t find_acc(const IrFunc *f, uint32_t op, uint32_t var)
         if ((o->kind == IR_BINOP && o->aux <= BIN_DIV) || (o->kind == IR_UNOP && o->aux != UN_NOT)) {
             if (n + 2 <= ARRAY_LEN(stack)) stack[n++] = o->a, stack[n++] = o->kind == IR_BINOP ? o->b : IR_NONE;
         }
+    }
+    return IR_NONE;
+}
+
+/* Is var (or arithmetic on it: `(total / n).backward()`) the receiver of a method call anywhere in f? */
+static bool used_as_tensor(const IrFunc *f, uint32_t var)
+{
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL) continue;
+        uint32_t r = df_receiver(f, i);
+        if (r != IR_NONE && find_acc(f, r, var) != IR_NONE) return true;
+    }
+    return false;
+}
+
+/* The first reached backward() on var after op `from` (`total.backward()` after the loop), or IR_NONE. */
+static uint32_t backward_of(const IrFunc *f, const FuncFacts *ff, uint32_t var, uint32_t from)
+{
+    for (uint32_t i = from + 1; i < f->ops.len; i++) {
+        if (!ff->reached[i] || !df_is_backward_call(f, i)) continue;
+        const IrOp *o = &f->ops.items[i];
+        uint32_t r = df_receiver(f, i);
+        uint32_t x = o->nargs && !f->kw.items[o->args] ? f->args.items[o->args] : IR_NONE; /* backward(total) */
+        if ((r != IR_NONE && find_acc(f, r, var) != IR_NONE) || (x != IR_NONE && find_acc(f, x, var) != IR_NONE))
+            return i; /* also (total / n).backward() */
     }
     return IR_NONE;
 }
@@ -109,6 +126,29 @@ void rule_GL101(RuleCtx *c)
             const char *accname = f->vars.items[st->var].name;
             const char *addtext = rule_text(c, f, addop);
             Diag *d;
+            /* summed over the batches and differentiated once after the loop (gradient accumulation
+             * done by building one graph): peak memory grows with the number of batches */
+            uint32_t later = live ? backward_of(f, ff, st->var, l->end) : IR_NONE;
+            if (later != IR_NONE) {
+                d = rule_report(c, bo->span, SEV_ERROR,
+                                "'%s' holds the autograd graph of every batch until backward() at line %u: '%s' "
+                                "carries a live graph and is added to '%s' in the %s loop at line %u; each "
+                                "batch's activations stay on the device until then, so memory grows with the "
+                                "number of batches",
+                                accname, rule_line(f->ops.items[later].span), addtext, accname,
+                                df_loop_kind_name(l->kind), rule_line(l->span));
+                d->growth = GROWTH_DEVICE;
+                d->loop_line = rule_line(l->span);
+                if (add->src != IR_NONE && add->src < f->ops.len)
+                    rule_related(c, d, f->ops.items[add->src].span, "the graph comes from '%s'", rule_text(c, f, add->src));
+                rule_related(c, d, f->ops.items[later].span, "backward() runs once, after every batch");
+                rule_hint(c, d, "Call backward() on each batch's loss inside the loop (divided by the number of "
+                                "batches for the same gradients) and add '%s.item()' to '%s' for reporting",
+                          addtext, accname);
+                rule_trace_value(c, d, f, "accumulator", accop, acc);
+                rule_trace_value(c, d, f, "added value", addop, add);
+                continue;
+            }
             if (live)
                 d = rule_report(c, bo->span, SEV_ERROR,
                                 "'%s' keeps the autograd graph of every iteration: '%s' carries a live graph "

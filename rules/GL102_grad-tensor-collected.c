@@ -3,7 +3,8 @@
  * ## What it does
  * Flags `outputs.append(value)`, `.extend`, `.insert`, `history[key] = value` and
  * `outputs += [value]` inside a training, evaluation or sampling loop when the container lives
- * across the loop's iterations and `value` carries an autograd graph. Also flags
+ * across the loop's iterations and `value` carries an autograd graph, and a tensor grown the same
+ * way: `preds = torch.cat([preds, value])` (also `torch.concat`, `vstack`, `hstack`). Also flags
  * `self.history.append(loss)` in a method that runs once per training step (one that a step loop
  * calls, or Lightning's `training_step`) when the method does not start the list again: the object
  * outlives every call. For `metrics[key] += value`, only `value` counts: the element already held
@@ -42,11 +43,11 @@
 
 /* The unsafe fix that stores `value.detach()`, when the value is one name, call or attribute on
  * one line. */
-static void offer_detach(RuleCtx *c, Diag *d, const IrFunc *f, uint32_t val_op, const char *vt)
+static void offer_detach(RuleCtx *c, Diag *d, const IrFunc *f, uint32_t val_op, const char *vt, const char *verb)
 {
     const IrOp *vo = &f->ops.items[val_op];
     if (vo->span.row == vo->span.end_row && (vo->kind == IR_LOAD || vo->kind == IR_CALL || vo->kind == IR_ATTR))
-        rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Store '%s.detach()'", vt), vo->span.start, vo->span.end,
+        rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "%s '%s.detach()'", verb, vt), vo->span.start, vo->span.end,
                  arena_printf(c->arena, "%s.detach()", vt));
 }
 
@@ -66,13 +67,15 @@ static const char *self_attr(RuleCtx *c, const IrFunc *f, uint32_t op)
 static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op,
                                   const char *how)
 {
+    bool concat = !strcmp(how, "concatenated onto");
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const AVal *v = &ff->val[val_op];
     const char *attr = self_attr(c, f, cont_op);
     if (!attr || !ff->runs_per_step || v->grad < G_POST) return;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_SET_ATTR && o->name && !strcmp(o->name, attr) && ff->reached[i]) return; /* reset per call */
+        /* reset per call (not the concatenation's own store, whose value is the call at `at`) */
+        if (o->kind == IR_SET_ATTR && o->b != at && o->name && !strcmp(o->name, attr) && ff->reached[i]) return;
         if (o->kind == IR_CALL && ff->reached[i]) {
             const char *m = df_method_name(f, i);
             uint32_t r = df_receiver(f, i);
@@ -81,26 +84,35 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
                 return;
         }
     }
-    bool live = v->grad == G_LIVE;
     const char *vt = rule_text(c, f, val_op);
     bool hook = !strcmp(f->name, "training_step");
+    /* backward() frees the activations before the next step when it runs later in this call, or
+     * when Lightning runs it on training_step's loss */
+    bool freed = hook;
+    for (uint32_t i = at + 1; i < f->ops.len && !freed; i++) freed = ff->reached[i] && df_is_backward_call(f, i);
+    bool live = v->grad == G_LIVE && !freed;
     Diag *d = rule_report(c, f->ops.items[at].span, live ? SEV_ERROR : SEV_WARNING,
                           "'self.%s' collects tensors that carry an autograd graph: '%s' is %s 'self.%s', which "
                           "lives on the object while `%s` runs every training step (%s); %s",
                           attr, vt, how, attr, f->qualname,
                           hook ? "Lightning calls training_step once per batch" : "it is called from a training loop",
-                          live ? "every step's activations stay on the device"
-                               : "it was added after backward(), so autograd nodes pile up on the host");
+                          live                  ? "every step's activations stay on the device"
+                          : v->grad == G_LIVE ? "backward() frees the activations, but the graph's nodes pile up on the host"
+                                              : "it was added after backward(), so autograd nodes pile up on the host");
     d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;
     if (v->src != IR_NONE && v->src < f->ops.len)
         rule_related(c, d, f->ops.items[v->src].span, "the graph comes from '%s'", rule_text(c, f, v->src));
     rule_trace_value(c, d, f, "collected value", val_op, v);
-    rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar)", vt);
-    offer_detach(c, d, f, val_op, vt);
+    if (concat) rule_hint(c, d, "Concatenate '%s.detach()'", vt);
+    else rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar)", vt);
+    offer_detach(c, d, f, val_op, vt, concat ? "Concatenate" : "Store");
 }
 
+/* cont_op is the container's op; for a concatenation (`acc = torch.cat([acc, v])`) the read of the
+ * tensor that grows, whose value at the end of an iteration is judged by its graph, not its items. */
 static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op, const char *how)
 {
+    bool concat = !strcmp(how, "concatenated onto");
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const AVal *cont = &ff->val[cont_op], *v = &ff->val[val_op];
     if (v->grad < G_POST && !(v->kind == VK_CONTAINER && v->elem >= G_POST)) return;
@@ -116,8 +128,8 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     }
     const IrLoop *l = &f->loops.items[loop];
     const AVal *back = ff->backedge[loop] ? &ff->backedge[loop][var] : NULL;
-    uint8_t g = back ? back->elem : GL_MAX(v->grad, v->elem);
-    if (back && back->kind != VK_CONTAINER && back->kind != VK_UNKNOWN) return;
+    uint8_t g = back ? (concat ? back->grad : back->elem) : GL_MAX(v->grad, v->elem);
+    if (back && !concat && back->kind != VK_CONTAINER && back->kind != VK_UNKNOWN) return;
     if (g < G_POST) return;
     bool live = g == G_LIVE;
     const char *name = f->vars.items[var].name;
@@ -126,8 +138,10 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
                           "'%s' collects tensors that carry an autograd graph: '%s' is %s '%s', which lives "
                           "across the %s loop at line %u; %s",
                           name, vt, how, name, df_loop_kind_name(l->kind), rule_line(l->span),
-                          live ? "every step's activations stay on the device"
-                               : "it was added after backward(), so autograd nodes pile up on the host");
+                          live                ? "every step's activations stay on the device"
+                          : v->grad == G_LIVE ? "it was added before backward() runs, which frees the activations, "
+                                                "but the graph's nodes pile up on the host"
+                                              : "it was added after backward(), so autograd nodes pile up on the host");
     d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;
     d->loop_line = rule_line(l->span);
     if (v->src != IR_NONE && v->src < f->ops.len)
@@ -136,8 +150,33 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     rule_trace_value(c, d, f, "collected value", val_op, v);
     rule_trace_value(c, d, f, "container", cont_op, cont);
     if (back) rule_trace_value(c, d, f, arena_printf(c->arena, "'%s' at the end of an iteration", name), IR_NONE, back);
-    rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar), or run the loop under %s", vt, rule_no_grad_name(c));
-    offer_detach(c, d, f, val_op, vt);
+    if (concat) rule_hint(c, d, "Concatenate '%s.detach()', or run the loop under %s", vt, rule_no_grad_name(c));
+    else rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar), or run the loop under %s", vt, rule_no_grad_name(c));
+    offer_detach(c, d, f, val_op, vt, concat ? "Concatenate" : "Store");
+}
+
+/* `acc = torch.cat([acc, value])` (also concat, vstack, hstack, ...): the tensor is a collection
+ * that grows by one value per store. Returns the op of the value concatenated, or IR_NONE. */
+static uint32_t concat_value(const IrFunc *f, uint32_t store, uint32_t *acc_op)
+{
+    static const char *const grow[] = {"torch.cat", "torch.concat", "torch.concatenate", "torch.vstack",
+                                       "torch.hstack", "torch.row_stack", "torch.column_stack", "torch.dstack"};
+    const IrOp *st = &f->ops.items[store];
+    uint32_t valop = st->kind == IR_SET_ATTR ? st->b : st->a;
+    if (valop == IR_NONE || st->var == IR_NONE) return IR_NONE;
+    const IrOp *call = &f->ops.items[valop];
+    if (call->kind != IR_CALL || !call->qual || call->nargs == 0 || f->kw.items[call->args]) return IR_NONE;
+    bool known = false;
+    for (size_t k = 0; k < ARRAY_LEN(grow) && !known; k++) known = !strcmp(call->qual, grow[k]);
+    const IrOp *list = &f->ops.items[f->args.items[call->args]];
+    if (!known || list->kind != IR_BUILD || list->nargs != 2) return IR_NONE;
+    uint32_t first = f->args.items[list->args], second = f->args.items[list->args + 1];
+    const IrOp *a = &f->ops.items[first], *b = &f->ops.items[second];
+    bool a_acc = (a->kind == IR_LOAD || a->kind == IR_ATTR) && a->var == st->var;
+    bool b_acc = (b->kind == IR_LOAD || b->kind == IR_ATTR) && b->var == st->var;
+    if (a_acc == b_acc) return IR_NONE;
+    *acc_op = a_acc ? first : second;
+    return a_acc ? second : first;
 }
 
 /* `self.last = out`, `GLOBAL = loss` in a step loop: one iteration's graph held into the next. */
@@ -177,7 +216,7 @@ static void plain_store(RuleCtx *c, const IrFunc *f, uint32_t i)
     rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
     rule_trace_value(c, d, f, "stored value", valop, v);
     rule_hint(c, d, "Store '%s.detach()' (or '.item()' for a scalar)", vt);
-    offer_detach(c, d, f, valop, vt);
+    offer_detach(c, d, f, valop, vt, "Store");
 }
 
 void rule_GL102(RuleCtx *c)
@@ -189,7 +228,11 @@ void rule_GL102(RuleCtx *c)
             const IrOp *o = &f->ops.items[i];
             if (!ff->reached[i]) continue;
             if (o->kind == IR_SET_ATTR || o->kind == IR_STORE) {
-                plain_store(c, f, i);
+                uint32_t acc_op = IR_NONE, grown = concat_value(f, i, &acc_op);
+                if (grown != IR_NONE)
+                    report(c, f, o->kind == IR_SET_ATTR ? o->b : o->a, acc_op, grown, "concatenated onto");
+                else
+                    plain_store(c, f, i);
             } else if (o->kind == IR_CALL) {
                 const char *m = df_method_name(f, i);
                 uint32_t r = df_receiver(f, i);

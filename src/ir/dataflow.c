@@ -1514,6 +1514,8 @@ static void df__prescan(Interp *I)
     }
     bool trains = false;
     for (uint32_t v = 0; v < I->nvars && !trains; v++) trains = I->backward_vars[v] != 0;
+    /* `(total / n).backward()`, `accelerator.backward(loss)`: a backward on an expression */
+    for (uint32_t i = 0; i < f->ops.len && !trains; i++) trains = df_is_backward_call(f, i);
     for (uint32_t v = 0; v < I->nvars; v++)
         if (I->backward_vars[v] & 1) I->backward_vars[v] = 1;
         else I->backward_vars[v] = 0;
@@ -1675,6 +1677,56 @@ static bool df__backward_after(const IrFunc *f, const FuncFacts *ff, const IrLoo
     return false;
 }
 
+/* A loop over batches from the host: its iterable is a DataLoader, or what it yields (unpacked,
+ * indexed) is moved to a device inside the loop (`x, y = x.to(device), y.to(device)`). Such a loop
+ * runs once per batch however it is nested, so it is never one step's bounded sequence. Iterating
+ * a tensor, its pieces (`xb.chunk(4)`), a range or modules is not a batch loop, whatever is moved. */
+static bool df__batch_loop(const IrFunc *f, const FuncFacts *ff, const IrLoop *l)
+{
+    if (l->iter == IR_NONE) return false;
+    const AVal *it = &ff->val[l->iter];
+    if (it->kind == VK_LOADER) return true;
+    if (it->kind != VK_UNKNOWN || (it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT))) return false;
+    uint32_t nv = f->vars.len;
+    uint8_t *elem = gl_calloc(nv ? nv : 1, 1); /* variables holding the element or a part of it */
+    uint8_t *part = gl_calloc(f->ops.len ? f->ops.len : 1, 1); /* ops whose value is such a part */
+    bool moved = false;
+    /* two passes: `for batch in loader: x = batch[0]` stores after the element's own store */
+    for (int pass = 0; pass < 2 && !moved; pass++) {
+        for (uint32_t op = l->op + 1; op < l->end && !moved; op++) {
+            const IrOp *o = &f->ops.items[op];
+            switch ((IrOpKind)o->kind) {
+            case IR_NEXT: /* the loop's own, or a comprehension's over a part: `for k, v in batch.items()` */
+                if (op == l->op + 1 || (o->a != IR_NONE && part[o->a])) part[op] = 1;
+                break;
+            case IR_UNPACK: case IR_ITEM: case IR_ATTR: /* x, y = batch; batch[0]; batch.text */
+                if (o->a != IR_NONE && part[o->a]) part[op] = 1;
+                break;
+            case IR_LOAD:
+                if (o->var < nv && elem[o->var]) part[op] = 1;
+                break;
+            case IR_STORE:
+                if (o->var < nv && o->a != IR_NONE && part[o->a]) elem[o->var] = 1;
+                break;
+            case IR_CALL: {
+                const char *mname = df_method_name(f, op);
+                uint32_t r = df_receiver(f, op);
+                if (mname && r != IR_NONE && part[r] && ff->reached[op] && (!strcmp(mname, "to") || !strcmp(mname, "cuda")))
+                    moved = true;
+                if (mname && r != IR_NONE && part[r] && (!strcmp(mname, "items") || !strcmp(mname, "values")))
+                    part[op] = 1;
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+    gl_free(elem);
+    gl_free(part);
+    return moved;
+}
+
 /* Functions that make one training step per call: a reached backward() or optimizer step in their
  * body outside any loop of their own, or such a call to a function of the file that does (a few
  * levels). One with its step inside a loop is a whole training run, not a step. */
@@ -1750,27 +1802,35 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             }
         }
     }
+    uint8_t *by_batches = gl_calloc(f->loops.len ? f->loops.len : 1, 1); /* STEP only as a batch loop */
     for (uint32_t li = 0; li < f->loops.len; li++) {
         IrLoop *l = &f->loops.items[li];
         const AVal *it = l->iter != IR_NONE ? &ff->val[l->iter] : NULL;
         const IrLoop *parent = l->parent != IR_NONE ? &f->loops.items[l->parent] : NULL;
+        /* a loop over batches that calls a model (or iterates a DataLoader) */
+        bool batches = (l->has_model_call || (it && it->kind == VK_LOADER)) && df__batch_loop(f, ff, l);
         if (l->in_module_method) l->kind = LOOP_SEQUENCE;
         else if (l->has_backward || l->has_opt_step) l->kind = LOOP_STEP;
-        else if (parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP) l->kind = LOOP_SEQUENCE;
+        else if (!batches && parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP)
+            l->kind = LOOP_SEQUENCE;
         else if (parent && parent->kind == LOOP_SEQUENCE) l->kind = LOOP_SEQUENCE;
-        else if (!(it && it->kind == VK_LOADER) && df__backward_after(f, ff, l)) l->kind = LOOP_SEQUENCE;
+        else if (!batches && df__backward_after(f, ff, l)) l->kind = LOOP_SEQUENCE;
         else if (l->has_step_call) l->kind = LOOP_STEP; /* calls a step function: train_step(batch) */
         else if (l->has_feedback) l->kind = LOOP_FEEDBACK;
-        else if (it && it->kind == VK_LOADER) l->kind = LOOP_STEP;
+        else if (batches) l->kind = LOOP_STEP, by_batches[li] = 1;
         else if (it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)))) l->kind = LOOP_SEQUENCE;
         else if (l->has_model_call) l->kind = LOOP_STEP;
         else l->kind = LOOP_UNKNOWN;
     }
+    /* a loop with a step loop inside is an epoch loop, unless it steps itself: a batch loop whose
+     * batches each run several steps (`for _ in range(ppo_epochs): step(batch)`) is one too */
     for (uint32_t li = f->loops.len; li-- > 0;) {
         IrLoop *l = &f->loops.items[li];
-        if (l->kind == LOOP_STEP && l->parent != IR_NONE && f->loops.items[l->parent].kind == LOOP_UNKNOWN)
-            f->loops.items[l->parent].kind = LOOP_EPOCH;
+        if (l->kind != LOOP_STEP || l->parent == IR_NONE) continue;
+        IrLoop *p = &f->loops.items[l->parent];
+        if (p->kind == LOOP_UNKNOWN || (p->kind == LOOP_STEP && by_batches[l->parent])) p->kind = LOOP_EPOCH;
     }
+    gl_free(by_batches);
 }
 
 uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool growth_only)

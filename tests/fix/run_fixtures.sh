@@ -21,6 +21,9 @@ declare -A no_fix=(
     [GL102/pos_extend_pair.py]="the graph-carrying values are inside a list display passed to extend()"
     [GL102/pos_plus_eq_list.py]="'+= [z]' stores through a list display, not a call argument"
     [GL201/pos_dict_batch_to.py]="the moved tensor is a subscript (batch[k]); GL201 only rebinds names"
+    [GL101/pos_epoch_sum_one_backward.py]="summed over the loader and differentiated once: the fix is a backward per batch (rule doc)"
+    [GL101/pos_hf_batches_summed_one_backward.py]="summed over the loader and differentiated once: the fix is a backward per batch (rule doc)"
+    [GL101/pos_loader_sum_nested_backward.py]="summed over the loader and differentiated once: the fix is a backward per batch (rule doc)"
 )
 # GL901 decides from the other rules' findings: it is fixed with every rule on
 select_for() { [ "$1" = GL901 ] && echo ALL || echo "$1"; }
