@@ -1564,6 +1564,22 @@ static void df__prescan_batch_calls(Interp *I)
     gl_free(is_param);
 }
 
+/* Does f call torch (`torch.multinomial`, `F.softmax`), or a tensor method that samples or picks
+ * tokens (`.argmax()`, `.topk()`, `.multinomial()`, `.softmax()`)? */
+static bool df__works_on_tensors(const IrFunc *f)
+{
+    static const char *const picks[] = {"argmax", "topk", "multinomial", "softmax", "log_softmax", "sample"};
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL) continue;
+        if (o->qual && !strncmp(o->qual, "torch.", 6)) return true;
+        const char *m = df_method_name(f, i);
+        for (size_t k = 0; m && k < ARRAY_LEN(picks); k++)
+            if (!strcmp(m, picks[k])) return true;
+    }
+    return false;
+}
+
 static void df__prescan(Interp *I)
 {
     const IrFunc *f = I->f;
@@ -1590,6 +1606,11 @@ static void df__prescan(Interp *I)
     if (trains) {
         df__prescan_feedback_calls(I);
         df__prescan_backward_sources(I);
+    } else if (df__works_on_tensors(f)) {
+        /* a sampling function (`out, h = model(x, h)` with model a parameter) differentiates
+         * nothing; a callable fed its own result there is a model when the function calls torch or
+         * picks tokens from tensors, not when it iterates plain Python (`x = f(x)`) */
+        df__prescan_feedback_calls(I);
     }
     df__prescan_batch_calls(I);
 }
