@@ -73,7 +73,14 @@ void rule_GL201(RuleCtx *c)
             uint32_t e = o->span.end;
             while (e < c->m->len && (c->m->src[e] == ' ' || c->m->src[e] == '\t')) e++;
             bool ends = e >= c->m->len || strchr("\r\n;#", c->m->src[e]);
-            if ((ro->kind == IR_LOAD || ro->kind == IR_ATTR) && o->span.row == o->span.end_row && ends)
+            /* and the receiver must be a plain dotted name: in `x.<bad bytes>   y.to(dev)` tree-sitter
+             * makes one attribute of `x.<bad bytes>   y` around an error node, and assigning to that
+             * text does not parse (found by fuzz_fix) */
+            bool plain = rt[0] != '\0';
+            for (const char *q = rt; *q && plain; q++)
+                plain = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+                        *q == '_' || *q == '.';
+            if ((ro->kind == IR_LOAD || ro->kind == IR_ATTR) && o->span.row == o->span.end_row && ends && plain)
                 rule_fix(c, d, FIX_SAFE, arena_printf(c->arena, "Assign the result to `%s`", rt), o->span.start,
                          o->span.start, arena_printf(c->arena, "%s = ", rt));
         }
