@@ -34,3 +34,13 @@ for t in "${targets[@]}"; do
     done
     echo "fuzz-keep: $t: $kept inputs with new edges kept in $seeds"
 done
+# the lint seeds are fix's too: a kept input must not trip the fix target (an input found by the
+# lint target, or by an older binary, can)
+if [[ " ${targets[*]} " == *" lint "* ]] && [ -x build/fuzz/fuzz_fix ]; then
+    if ! build/fuzz/fuzz_fix -runs=0 -timeout=30 -rss_limit_mb=2048 tests/fuzz/corpus/lint >"$tmp/fix-replay.log" 2>&1; then
+        grep -E 'invariant|ERROR|Test unit written' "$tmp/fix-replay.log" | head -n 5 >&2
+        echo "fuzz-keep: a lint seed trips fuzz_fix: fix the bug, add the input to tests/fuzz/regress/fix/" >&2
+        exit 1
+    fi
+    echo "fuzz-keep: fix replays every lint seed cleanly"
+fi
