@@ -54,19 +54,6 @@ static bool may_reach_backward(RuleCtx *c, const IrFunc *f, const IrLoop *l)
     return false;
 }
 
-static void wrap_fix(RuleCtx *c, const IrFunc *f, uint32_t loop, Diag *d)
-{
-    const IrLoop *l = &f->loops.items[loop];
-    const char *torch = rule_torch_name(c);
-    if (!torch || l->end == IR_NONE || l->end >= f->ops.len) return;
-    Edit *edits;
-    uint32_t n;
-    const char *with = arena_printf(c->arena, "with %s.no_grad()", torch);
-    if (!rule_fix_wrap(c, l->span.start, f->ops.items[l->end].span.end, with, &edits, &n)) return;
-    rule_fix_edits(c, d, may_reach_backward(c, f, l) ? FIX_UNSAFE : FIX_SAFE,
-                   arena_printf(c->arena, "Wrap the loop at line %u in `%s:`", rule_line(l->span), with), edits, n);
-}
-
 void rule_GL104(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -101,7 +88,8 @@ void rule_GL104(RuleCtx *c)
                 else
                     rule_hint(c, d, "Run the loop under `with torch.no_grad():` (or decorate the function with "
                                     "`@torch.no_grad()`)");
-                wrap_fix(c, f, v->carried, d);
+                rule_fix_wrap_loop_no_grad(c, f, v->carried, d,
+                                           may_reach_backward(c, f, l) ? FIX_UNSAFE : FIX_SAFE);
                 break;
             }
         }

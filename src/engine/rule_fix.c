@@ -379,3 +379,16 @@ const char *rule_torch_name(RuleCtx *c)
     }
     return NULL;
 }
+
+void rule_fix_wrap_loop_no_grad(RuleCtx *c, const IrFunc *f, uint32_t loop, Diag *d, FixSafety safety)
+{
+    const IrLoop *l = &f->loops.items[loop];
+    const char *torch = rule_torch_name(c);
+    if (c->cxx || !torch || l->end == IR_NONE || l->end >= f->ops.len) return;
+    Edit *edits;
+    uint32_t n;
+    const char *with = arena_printf(c->arena, "with %s.no_grad()", torch);
+    if (!rule_fix_wrap(c, l->span.start, f->ops.items[l->end].span.end, with, &edits, &n)) return;
+    rule_fix_edits(c, d, safety, arena_printf(c->arena, "Wrap the loop at line %u in `%s:`", rule_line(l->span), with),
+                   edits, n);
+}

@@ -1734,7 +1734,7 @@ bool df_is_backward_call(const IrFunc *f, uint32_t op)
     const IrOp *o = &f->ops.items[op];
     if (o->kind != IR_CALL) return false;
     const char *m = df_method_name(f, op);
-    if (m && !strcmp(m, "backward")) return true;
+    if (m && (!strcmp(m, "backward") || !strcmp(m, "manual_backward"))) return true; /* Lightning's manual optimisation */
     return o->qual && (!strcmp(o->qual, "torch.autograd.backward") || !strcmp(o->qual, "torch.autograd.grad"));
 }
 
@@ -1853,6 +1853,59 @@ static void df__mark_training_funcs(const IrModule *m, Facts *fx)
     }
 }
 
+/* Functions whose loops run inside one forward: a Module's forward() (or __call__), the functions
+ * nested in it, and what they call in the file (a few levels: `self.decode(h)` from forward). */
+static void df__mark_forward_funcs(const IrModule *m, Facts *fx)
+{
+    for (uint32_t i = 0; i < m->classes.len; i++) {
+        const IrClass *c = m->classes.items[i];
+        if (!c->is_module) continue;
+        if (c->forward != IR_NONE) fx->funcs[c->forward].in_forward = 1;
+        uint32_t call = df__class_method(m, i, "__call__");
+        if (call != IR_NONE) fx->funcs[call].in_forward = 1;
+    }
+    for (int pass = 0; pass < 6; pass++) {
+        bool changed = false;
+        for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
+            const IrFunc *f = m->funcs.items[fi];
+            FuncFacts *ff = &fx->funcs[fi];
+            if (!ff->in_forward && f->parent != IR_NONE && f->parent != 0 && fx->funcs[f->parent].in_forward)
+                ff->in_forward = 1, changed = true;
+            if (!ff->in_forward || !ff->analysed) continue;
+            for (uint32_t op = 0; op < f->ops.len; op++) {
+                if (f->ops.items[op].kind != IR_CALL || !ff->reached[op]) continue;
+                uint32_t t = df__call_target(m, fx, f, op);
+                if (t != IR_NONE && !fx->funcs[t].in_forward) fx->funcs[t].in_forward = 1, changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+}
+
+/* Functions that some call in the file runs with grad off, directly (`with torch.no_grad():
+ * evaluate(model)`) or because the calling function is itself called so (a few levels). */
+static void df__mark_grad_off_callees(const IrModule *m, Facts *fx)
+{
+    for (int pass = 0; pass < 6; pass++) {
+        bool changed = false;
+        for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+            const IrFunc *f = m->funcs.items[fi];
+            const FuncFacts *ff = &fx->funcs[fi];
+            if (!ff->analysed) continue;
+            for (uint32_t op = 0; op < f->ops.len; op++) {
+                const IrOp *o = &f->ops.items[op];
+                if (o->kind != IR_CALL || !ff->reached[op]) continue;
+                bool off = df_mode_off(o->mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE);
+                if (!off) continue;
+                uint32_t t = df__call_target(m, fx, f, op);
+                if (t != IR_NONE && t != fi && !fx->funcs[t].called_grad_off)
+                    fx->funcs[t].called_grad_off = 1, changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+}
+
 static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
 {
     FuncFacts *ff = &fx->funcs[f->index];
@@ -1899,16 +1952,23 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         const IrLoop *parent = l->parent != IR_NONE ? &f->loops.items[l->parent] : NULL;
         /* a loop over batches that calls a model (or iterates a DataLoader) */
         bool batches = (l->has_model_call || (it && it->kind == VK_LOADER)) && df__batch_loop(f, ff, l);
-        if (l->in_module_method) l->kind = LOOP_SEQUENCE;
+        bool seq_iter = it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)));
+        l->backward_after = df__backward_after(f, ff, l);
+        /* In a Module, forward and what it calls loop over one input's time steps or layers. Other
+         * methods (a model's own fit_epoch, evaluate or generate) are classified by what they do,
+         * except that a loop over the input's steps (`range(x.size(1))`) stays a sequence. */
+        if (l->in_module_method && (ff->in_forward || seq_iter || (!l->has_backward && !l->has_opt_step &&
+                                                                   !l->has_step_call && !l->has_model_call && !batches)))
+            l->kind = LOOP_SEQUENCE;
         else if (l->has_backward || l->has_opt_step) l->kind = LOOP_STEP;
         else if (!batches && parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP)
             l->kind = LOOP_SEQUENCE;
         else if (parent && parent->kind == LOOP_SEQUENCE) l->kind = LOOP_SEQUENCE;
-        else if (!batches && df__backward_after(f, ff, l)) l->kind = LOOP_SEQUENCE;
+        else if (!batches && l->backward_after) l->kind = LOOP_SEQUENCE;
         else if (l->has_step_call) l->kind = LOOP_STEP; /* calls a step function: train_step(batch) */
         else if (l->has_feedback) l->kind = LOOP_FEEDBACK;
         else if (batches) l->kind = LOOP_STEP, by_batches[li] = 1;
-        else if (it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)))) l->kind = LOOP_SEQUENCE;
+        else if (seq_iter) l->kind = LOOP_SEQUENCE;
         else if (l->has_model_call) l->kind = LOOP_STEP;
         else l->kind = LOOP_UNKNOWN;
     }
@@ -1975,6 +2035,8 @@ void df_analyse(const IrModule *m, Facts *out)
         if (m->classes.items[i]->init != IR_NONE) df_analyse_func(out, m->classes.items[i]->init, 0, NULL, 0);
     for (uint32_t i = 0; i < m->funcs.len; i++) df_analyse_func(out, i, 0, NULL, 0);
     df__mark_training_funcs(m, out);
+    df__mark_forward_funcs(m, out);
+    df__mark_grad_off_callees(m, out);
     for (uint32_t i = 0; i < m->funcs.len; i++) df_classify_loops(m, out, m->funcs.items[i]);
     /* functions that run every step: Lightning's training_step (the framework's step loop calls it
      * with grad on; its validation/test/predict steps run under no_grad), and what a step loop

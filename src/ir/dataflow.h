@@ -64,6 +64,10 @@ typedef struct FuncFacts {
                          * arguments (`return output, loss.item()`) */
     uint8_t trains;     /* calls backward() or steps an optimizer, itself or in a function it calls:
                          * a loop that calls it is a step loop (`for b in loader: train_step(b)`) */
+    uint8_t in_forward; /* a Module's forward, or what forward calls (a few levels): its loops run
+                         * inside one forward (time steps), however they look */
+    uint8_t called_grad_off; /* some call of it in the file runs with grad off (`with torch.no_grad():
+                              * evaluate(...)`), directly or through its callers */
 } FuncFacts;
 
 typedef struct ClassFacts {

@@ -79,6 +79,8 @@ typedef struct IrLoop {
     uint8_t kind;       /* LoopKind, set by the analysis */
     uint8_t has_backward, has_opt_step, has_model_call, has_feedback, in_module_method;
     uint8_t has_step_call; /* calls a function of the file that trains (FuncFacts.trains) */
+    uint8_t backward_after; /* a backward() follows the loop in the same iteration of its parent (or
+                             * in the function): what the loop computes may be differentiated */
     uint32_t feedback_call; /* a module call fed by its own output (for messages) */
     Span span;          /* the loop header line (`for x in y:`) */
 } IrLoop;
