@@ -1695,6 +1695,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
                 AVal a = I.env[v];
                 a.carried = IR_NONE;
                 a.grad = GL_MIN(a.grad, G_MAY);
+                a.pmask = 0, a.cmask = 0; /* parameters of the method that stored it, not of its readers */
                 array_push(&cf->attr_vals, a);
             }
             if (is_init) {
