@@ -56,8 +56,8 @@
  * The fix detaches what is stored: `self.avg = (...).detach()`, `self.avg[:] = (...).detach()`,
  * or each graph-carrying argument of the in-place update (`add_((...).detach())`). The values are
  * the same; it is unsafe because code that differentiates through the running statistic on
- * purpose would lose that gradient. Updates made through a helper get no fix (wrap the call in
- * `torch.no_grad()`).
+ * purpose would lose that gradient. Statistics unpacked from one helper's tuple
+ * (`self.avg, self.var = update(...)`) get no fix: wrap the call in `torch.no_grad()`.
  *
  * ## References
  * - https://pytorch.org/docs/stable/generated/torch.nn.BatchNorm1d.html
@@ -471,6 +471,15 @@ static bool rs__gl103_owns(RuleCtx *c, uint32_t cls, const char *attr)
     return false;
 }
 
+/* `v.detach()`, with parentheses unless v is a name, call, attribute or subscript. */
+static const char *rs__detached(RuleCtx *c, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    const char *t = ir_span_text(c->m, o->span, c->arena);
+    bool plain = o->kind == IR_LOAD || o->kind == IR_CALL || o->kind == IR_ATTR || o->kind == IR_ITEM;
+    return arena_printf(c->arena, plain ? "%s.detach()" : "(%s).detach()", t);
+}
+
 /* The unsafe fix: detach what is stored (or each graph-carrying argument of an in-place update). */
 static void rs__fix(RuleCtx *c, Diag *d, const IrFunc *f, const MethodCtx *mc, const Update *u)
 {
@@ -480,7 +489,7 @@ static void rs__fix(RuleCtx *c, Diag *d, const IrFunc *f, const MethodCtx *mc, c
         const IrOp *vo = &f->ops.items[u->val];
         if (vo->kind == IR_UNPACK) return; /* a helper's tuple: no single value to detach */
         e[n].start = vo->span.start, e[n].end = vo->span.end;
-        e[n].text = arena_printf(c->arena, "(%s).detach()", ir_span_text(c->m, vo->span, c->arena));
+        e[n].text = rs__detached(c, f, u->val);
         n++;
     } else {
         /* innermost call first, so the edits come sorted */
@@ -494,7 +503,7 @@ static void rs__fix(RuleCtx *c, Diag *d, const IrFunc *f, const MethodCtx *mc, c
                 if (f->kw.items[o->args + i] || !rs__carries(c, f, a, mc->graph)) continue;
                 const IrOp *ao = &f->ops.items[a];
                 e[n].start = ao->span.start, e[n].end = ao->span.end;
-                e[n].text = arena_printf(c->arena, "(%s).detach()", ir_span_text(c->m, ao->span, c->arena));
+                e[n].text = rs__detached(c, f, a);
                 n++;
             }
         }
