@@ -760,7 +760,12 @@ static AVal df_call(Interp *I, uint32_t op)
         case EFF_NONDIFF: case EFF_DETACH:
             r.kind = VK_TENSOR;
             r.flags = recv.flags & (VF_ZERO_DIM | VF_BATCH);
-            if (me == EFF_DETACH && rv != IR_NONE && !strcmp(method, "detach_")) I->env[rv].grad = G_NONE;
+            if (me == EFF_DETACH && rv != IR_NONE && !strcmp(method, "detach_")) {
+                /* an attribute not yet touched in this call (self.sums.detach_()) now holds the
+                 * detached value: later reads are no longer the previous call's graph */
+                if (I->env[rv].flags & VF_UNSET) I->env[rv] = recv, I->env[rv].carried = IR_NONE;
+                I->env[rv].grad = G_NONE;
+            }
             return r;
         case EFF_PARAM:
             r = recv, r.def = op;
