@@ -518,6 +518,30 @@ static void rs__fix(RuleCtx *c, Diag *d, const IrFunc *f, const MethodCtx *mc, c
         rule_fix_edits(c, d, FIX_UNSAFE, n == 1 ? "Detach the stored statistic" : "Detach the statistics folded in", e, n);
 }
 
+/* A step loop of the file that calls a model of class cls (for the note and for validate, which
+ * instruments that loop); false when none is seen. */
+static bool rs__step_loop(RuleCtx *c, uint32_t cls, uint32_t *fi_out, uint32_t *loop_out)
+{
+    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
+        const IrFunc *f = c->m->funcs.items[fi];
+        const FuncFacts *ff = &c->fx->funcs[fi];
+        if (!ff->analysed) continue;
+        for (uint32_t op = 0; op < f->ops.len; op++) {
+            const IrOp *o = &f->ops.items[op];
+            if (!ff->reached[op] || o->a == IR_NONE || !df_is_module_call(c->fx, f, op)) continue;
+            const AVal *cv = &ff->val[o->a];
+            uint32_t l = ir_op_loop(f, op);
+            if (cv->kind != VK_MODULE || cv->ref != cls || l == IR_NONE) continue;
+            for (; l != IR_NONE; l = f->loops.items[l].parent)
+                if (f->loops.items[l].kind == LOOP_STEP) {
+                    *fi_out = fi, *loop_out = l;
+                    return true;
+                }
+        }
+    }
+    return false;
+}
+
 static void rs__report(RuleCtx *c, const IrFunc *f, const MethodCtx *mc, const uint8_t *out, const Update *u)
 {
     uint32_t root = u->val != IR_NONE ? u->val : u->at;
@@ -562,9 +586,15 @@ static void rs__report(RuleCtx *c, const IrFunc *f, const MethodCtx *mc, const u
     d->growth = saves ? GROWTH_DEVICE : GROWTH_HOST;
     if (sop != IR_NONE && saves) {
         const IrFunc *sf = c->m->funcs.items[sfi];
-        rule_related(c, d, sf->ops.items[sop].span, "computed for the update only");
+        rule_related(c, d, sf->ops.items[sop].span, "'%s' is computed for the update only", rule_text(c, sf, sop));
     }
     if (f->index != cls->forward) rule_related(c, d, fwd->span, "%s.forward() reaches the update", cls->name);
+    uint32_t lfi, loop;
+    if (rs__step_loop(c, f->cls, &lfi, &loop)) {
+        const IrLoop *l = &c->m->funcs.items[lfi]->loops.items[loop];
+        d->loop_line = rule_line(l->span);
+        rule_related(c, d, l->span, "the %s loop that calls the model every step", df_loop_kind_name(l->kind));
+    }
     rule_trace(c, d, "%s.%s reads self.%s as the previous call left it (carried across calls) and stores a value "
                "that carries the input's graph", cls->name, f->name, u->attr);
     rule_trace_value(c, d, f, "stored value", root, &c->fx->funcs[f->index].val[root]);
