@@ -309,7 +309,7 @@ static void rs__walk_op(Walk *w, const WalkItem *it)
     case IR_CALL: {
         bool self_call;
         uint32_t t = rs__local_target(c, f, op, &self_call);
-        if (t == IR_NONE || t == it->fi || it->depth >= RS_MAX_DEPTH) {
+        if (t == IR_NONE || t == it->fi || it->depth >= RS_MAX_DEPTH || !c->fx->funcs[t].analysed) {
             if (w->mode == WALK_SAVE && w->save_op == IR_NONE && rs__carries(c, f, op, it->graph) && rs__op_saves(c, f, op, it->graph))
                 w->save_fi = it->fi, w->save_op = op;
             rs__push_operands(w, f, op, it);
@@ -318,7 +318,6 @@ static void rs__walk_op(Walk *w, const WalkItem *it)
         /* a helper of the file: what it returns, computed from what it is given */
         const IrFunc *tf = c->m->funcs.items[t];
         const FuncFacts *tff = &c->fx->funcs[t];
-        if (!tff->analysed) break;
         uint16_t g = 0;
         for (uint32_t k = 0; k < tf->nparams && k < 16; k++)
             if (rs__carries(c, f, rs__arg_for_param(f, op, self_call, k), it->graph)) g |= (uint16_t)(1u << k);
