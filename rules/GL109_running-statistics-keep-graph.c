@@ -7,7 +7,10 @@
  * `self.avg = m * self.avg + (1 - m) * x.mean(0)`, `self.avg.mul_(m).add_(x.mean(0))` (also
  * `add_(..., alpha=)`, `lerp_`, `addcmul_`, `copy_`), `self.avg[:] = ...`, or a helper (a method or
  * a function) that returns the new statistic which forward stores. An input of `forward` is taken
- * to carry a graph; a value from a submodule call does. The update is an error when it computes
+ * to carry a graph unless every call of the module in the file shows otherwise (all under
+ * `torch.no_grad()`, or fed raw batches that carry none; a module placed in `nn.Sequential`, a list
+ * or a wrapper has calls gradleak cannot see); a value from a submodule call does. The update is an
+ * error when it computes
  * statistics the output does not use and whose backward saves a tensor (`x.var(0)`, `x.pow(2)`,
  * `amax`, `addcmul_`): backward never reaches them, so what they save stays on the device. It is a
  * warning when everything it takes from the input also feeds the output (or saves nothing, like a
@@ -398,12 +401,73 @@ static bool rs__update_saves(RuleCtx *c, const IrFunc *f, const MethodCtx *mc, c
     return *save_op != IR_NONE;
 }
 
+static bool rs__is_instance(const AVal *v, uint32_t cls)
+{
+    return v->kind == VK_MODULE && v->ref == cls;
+}
+
+/* Which inputs of class cls's forward may carry a graph. Every one of them, unless the file shows
+ * every use of the class: no instance escapes into something gradleak cannot follow (a container, a
+ * wrapper such as nn.Sequential or DataParallel, a function of another file), and each call of an
+ * instance is seen. Then an input carries a graph when some call passes one that may (a model's
+ * first layer fed raw batches does not), and no input does when every call runs under no_grad. */
+static uint16_t rs__forward_inputs(RuleCtx *c, uint32_t cls)
+{
+    uint16_t mask = 0;
+    bool called = false;
+    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
+        const IrFunc *f = c->m->funcs.items[fi];
+        const FuncFacts *ff = &c->fx->funcs[fi];
+        if (!ff->analysed) return 0xfffe;
+        for (uint32_t op = 0; op < f->ops.len; op++) {
+            const IrOp *o = &f->ops.items[op];
+            if (!ff->reached[op]) continue;
+            if (o->kind == IR_SET_ITEM && o->c != IR_NONE && rs__is_instance(&ff->val[o->c], cls)) return 0xfffe;
+            if (o->kind != IR_CALL && o->kind != IR_BUILD) continue;
+            bool self_call;
+            bool local = o->kind == IR_CALL && rs__local_target(c, f, op, &self_call) != IR_NONE;
+            const char *m = o->kind == IR_CALL ? df_method_name(f, op) : NULL;
+            uint32_t recv = o->kind == IR_CALL ? df_receiver(f, op) : IR_NONE;
+            bool via_forward = m && !strcmp(m, "forward") && recv != IR_NONE && rs__is_instance(&ff->val[recv], cls);
+            /* net(x), and self.norm(h) for a submodule held in an attribute */
+            bool instance_call = o->kind == IR_CALL && o->a != IR_NONE && df_is_module_call(c->fx, f, op) &&
+                                 rs__is_instance(&ff->val[o->a], cls);
+            if (instance_call || via_forward) {
+                called = true;
+                if (df_mode_off(o->mode)) continue;
+                uint32_t pos = 0;
+                for (uint32_t i = 0; i < o->nargs; i++) {
+                    const char *kw = f->kw.items[o->args + i];
+                    const AVal *a = &ff->val[f->args.items[o->args + i]];
+                    bool may = GL_MAX(a->grad, a->elem) >= G_MAY;
+                    if (kw && (!strcmp(kw, "*") || !strcmp(kw, "**"))) {
+                        if (may) mask = 0xfffe;
+                        continue;
+                    }
+                    if (kw) {
+                        if (may) mask = 0xfffe; /* a keyword input: which parameter is not tracked */
+                        continue;
+                    }
+                    if (may && pos + 1 < 16) mask |= (uint16_t)(1u << (pos + 1));
+                    pos++;
+                }
+                continue;
+            }
+            if (local) continue; /* passed to a helper of the file: its calls are seen there */
+            /* an instance handed to anything else escapes: its calls are not seen */
+            for (uint32_t i = 0; i < o->nargs; i++)
+                if (rs__is_instance(&ff->val[f->args.items[o->args + i]], cls)) return 0xfffe;
+        }
+    }
+    return called ? mask : 0xfffe;
+}
+
 /* Methods reached from forward through calls on self, and what each receives. Calls under no_grad
  * pass no graph. */
 static void rs__method_contexts(RuleCtx *c, const IrClass *cls, MethodCtx *mc)
 {
     mc[cls->forward].reached = 1;
-    mc[cls->forward].graph = 0xfffe; /* every input of forward, not self */
+    mc[cls->forward].graph = rs__forward_inputs(c, cls->index);
     for (int pass = 0; pass < RS_MAX_DEPTH + 1; pass++) {
         bool changed = false;
         for (uint32_t mi = 0; mi < cls->methods.len; mi++) {
