@@ -10,11 +10,11 @@
  * to carry a graph unless every call of the module in the file shows otherwise (all under
  * `torch.no_grad()`, or fed raw batches that carry none; a module placed in `nn.Sequential`, a list
  * or a wrapper has calls gradleak cannot see); a value from a submodule call does. The update is an
- * error when it computes
- * statistics the output does not use and whose backward saves a tensor (`x.var(0)`, `x.pow(2)`,
- * `amax`, `addcmul_`): backward never reaches them, so what they save stays on the device. It is a
- * warning when everything it takes from the input also feeds the output (or saves nothing, like a
- * plain `x.mean(0)`): backward frees the saved tensors and only autograd nodes pile up on the host.
+ * error when it computes statistics the output does not use and whose backward saves a tensor
+ * (`x.var(0)`, `x.pow(2)`, `amax`, `addcmul_`): backward never reaches them, so what they save
+ * stays on the device. It is a warning when everything it takes from the input also feeds the
+ * output (or saves nothing, like a plain `x.mean(0)`): backward frees the saved tensors and only
+ * autograd nodes pile up on the host.
  *
  * Not flagged: updates under `torch.no_grad()` (a `with` block, a decorated helper, or a helper
  * whose every call from forward is under one), statistics cut with `.detach()`, `.data` or
@@ -25,8 +25,12 @@
  * average of the module's own parameters that involves no input (`self.slow = d * self.slow +
  * (1 - d) * self.lin.weight`: parameters are leaves, so the chain holds autograd nodes but no
  * activation). A state that forward passes back into a model call (`self.hidden` of an RNN) is
- * GL103's. Only methods of Module classes are analysed; a trainer's method that blends a loss into
- * `self` per step is GL101's pattern and is not reported here.
+ * GL103's. Only methods of Module classes are analysed: a trainer's method that blends a loss into
+ * `self` per step is GL101's pattern, and an average of a model's parameters kept by training code
+ * (ModelEMA) is not reported (the idiom runs under no_grad; without it, an in-place update of a
+ * parameter that requires grad fails at once, and after `requires_grad_(False)` only autograd nodes
+ * pile up on the host). Known false finding: a normaliser of raw observations (an RL encoder's first
+ * layer) whose calls are in another file is taken to see a graph.
  *
  * ## Why is this bad?
  * The new value is computed from the previous one, so every forward's graph links to the last:
