@@ -93,14 +93,29 @@ typedef struct WalkItem {
 
 typedef enum WalkMode { WALK_CHAIN, WALK_SAVE } WalkMode;
 
+/* Per-file caches, so a walk costs what it visits (a file with thousands of updates stays linear):
+ * per function, a visit stamp per op and the stores of each variable. */
+typedef struct RsFunc {
+    uint32_t *stamp;          /* op visited by the walk whose generation this is */
+    uint32_t *vstart, *vstore; /* vstore[vstart[v]..vstart[v+1]): the reached stores of variable v */
+} RsFunc;
+
+typedef struct RsFile {
+    RuleCtx *c;
+    RsFunc *fn;
+    uint32_t gen;
+    uint32_t loop_fi, loop; /* the step loop calling the current class's model, or IR_NONE */
+} RsFile;
+
 typedef struct Walk {
     RuleCtx *c;
+    RsFile *rf;
+    uint32_t gen;
     WalkMode mode;
     uint32_t cls;        /* the class whose attribute is updated */
     const char *attr;    /* WALK_CHAIN: the attribute whose previous value is looked for */
     const uint8_t *out;  /* WALK_SAVE: ops of the root function that feed its result (shared) */
     uint32_t root_fi;
-    uint8_t **seen;      /* per function, lazily */
     Array(WalkItem) work;
     uint8_t cur_via;     /* the via_model of the item being walked, inherited by what it pushes */
     /* results */
@@ -210,6 +225,31 @@ static uint32_t rs__arg_for_param(const IrFunc *f, uint32_t call, bool self_call
     return IR_NONE;
 }
 
+/* The caches of function fi, built on first use (from the arena: they live as long as the file). */
+static const RsFunc *rs__func(RsFile *rf, uint32_t fi)
+{
+    RsFunc *r = &rf->fn[fi];
+    if (r->stamp) return r;
+    const IrFunc *f = rf->c->m->funcs.items[fi];
+    const FuncFacts *ff = &rf->c->fx->funcs[fi];
+    uint32_t n = f->ops.len, nv = f->vars.len;
+    r->stamp = ARENA_NEW_N(rf->c->arena, uint32_t, n ? n : 1);
+    r->vstart = ARENA_NEW_N(rf->c->arena, uint32_t, nv + 1);
+    for (uint32_t k = 0; k < n; k++) {
+        const IrOp *s = &f->ops.items[k];
+        if ((s->kind == IR_STORE || s->kind == IR_SET_ATTR) && s->var < nv && ff->reached[k]) r->vstart[s->var + 1]++;
+    }
+    for (uint32_t v = 0; v < nv; v++) r->vstart[v + 1] += r->vstart[v];
+    r->vstore = ARENA_NEW_N(rf->c->arena, uint32_t, r->vstart[nv] ? r->vstart[nv] : 1);
+    uint32_t *fill = ARENA_NEW_N(rf->c->arena, uint32_t, nv ? nv : 1);
+    for (uint32_t k = 0; k < n; k++) {
+        const IrOp *s = &f->ops.items[k];
+        if ((s->kind == IR_STORE || s->kind == IR_SET_ATTR) && s->var < nv && ff->reached[k])
+            r->vstore[r->vstart[s->var] + fill[s->var]++] = k;
+    }
+    return r;
+}
+
 static void rs__push_via(Walk *w, uint32_t fi, uint32_t op, uint16_t graph, uint16_t saves, uint8_t depth, uint8_t via)
 {
     if (op == IR_NONE || op >= w->c->m->funcs.items[fi]->ops.len || w->work.len >= RS_MAX_VISITS) return;
@@ -289,9 +329,10 @@ static void rs__walk_op(Walk *w, const WalkItem *it)
         if (attr && v->carried == CARRIED_CALLS) break;
         /* the stores of the variable that reach this read: earlier ones, or any in an enclosing loop */
         uint32_t loop = ir_op_loop(f, op);
-        for (uint32_t k = 0; k < f->ops.len; k++) {
+        const RsFunc *rfn = rs__func(w->rf, it->fi);
+        for (uint32_t j = rfn->vstart[o->var]; j < rfn->vstart[o->var + 1]; j++) {
+            uint32_t k = rfn->vstore[j];
             const IrOp *s = &f->ops.items[k];
-            if ((s->kind != IR_STORE && s->kind != IR_SET_ATTR) || s->var != o->var || !ff->reached[k]) continue;
             if (k > op && (loop == IR_NONE || !ir_loop_contains(f, loop, k))) continue;
             rs__push(w, it->fi, s->kind == IR_STORE ? s->a : s->b, it->graph, it->saves, it->depth);
         }
@@ -346,57 +387,53 @@ static void rs__walk(Walk *w)
     uint32_t visits = 0;
     while (w->work.len && visits++ < RS_MAX_VISITS) {
         WalkItem it = array_pop(&w->work);
-        uint32_t n = w->c->m->funcs.items[it.fi]->ops.len;
-        if (!w->seen[it.fi]) w->seen[it.fi] = gl_calloc(n ? n : 1, 1);
-        if (w->seen[it.fi][it.op]) continue;
-        w->seen[it.fi][it.op] = 1;
+        uint32_t *stamp = rs__func(w->rf, it.fi)->stamp;
+        if (stamp[it.op] == w->gen) continue;
+        stamp[it.op] = w->gen;
         w->cur_via = it.via_model;
         rs__walk_op(w, &it);
     }
 }
 
-static void rs__walk_init(Walk *w, RuleCtx *c, WalkMode mode, uint32_t root_fi)
+static void rs__walk_init(Walk *w, RsFile *rf, WalkMode mode, uint32_t root_fi)
 {
     memset(w, 0, sizeof *w);
-    w->c = c;
+    w->c = rf->c;
+    w->rf = rf;
+    w->gen = ++rf->gen;
     w->mode = mode;
     w->root_fi = root_fi;
     w->save_op = w->save_fi = IR_NONE;
-    w->seen = gl_calloc(c->m->funcs.len ? c->m->funcs.len : 1, sizeof *w->seen);
     array_init(&w->work);
 }
 
-static void rs__walk_free(Walk *w)
-{
-    for (uint32_t i = 0; i < w->c->m->funcs.len; i++) gl_free(w->seen[i]);
-    gl_free(w->seen);
-    array_free(&w->work);
-}
+static void rs__walk_free(Walk *w) { array_free(&w->work); }
 
 /* The ops of f that feed what it returns (its output): statistics used there are shared with the
  * loss, and backward frees what they save. */
-static uint8_t *rs__output_ops(RuleCtx *c, const IrFunc *f)
+static uint8_t *rs__output_ops(RsFile *rf, const IrFunc *f)
 {
-    uint8_t *out = ARENA_NEW_N(c->arena, uint8_t, f->ops.len ? f->ops.len : 1);
+    uint8_t *out = ARENA_NEW_N(rf->c->arena, uint8_t, f->ops.len ? f->ops.len : 1);
     Walk w;
-    rs__walk_init(&w, c, WALK_CHAIN, f->index);
+    rs__walk_init(&w, rf, WALK_CHAIN, f->index);
     w.attr = "";
     w.cls = IR_NONE;
     for (uint32_t k = 0; k < f->ops.len; k++)
         if (f->ops.items[k].kind == IR_RETURN) rs__push(&w, f->index, k, 0xffff, 0, RS_MAX_DEPTH);
     rs__walk(&w);
-    if (w.seen[f->index]) memcpy(out, w.seen[f->index], f->ops.len);
+    const uint32_t *stamp = rs__func(rf, f->index)->stamp;
+    for (uint32_t k = 0; k < f->ops.len; k++) out[k] = stamp[k] == w.gen;
     rs__walk_free(&w);
     return out;
 }
 
 /* Does the value at op (in method f) save, for this update alone, a tensor of the input's graph?
  * Gives the op that does. */
-static bool rs__update_saves(RuleCtx *c, const IrFunc *f, const MethodCtx *mc, const uint8_t *out, uint32_t op,
+static bool rs__update_saves(RsFile *rf, const IrFunc *f, const MethodCtx *mc, const uint8_t *out, uint32_t op,
                              uint32_t *save_fi, uint32_t *save_op)
 {
     Walk w;
-    rs__walk_init(&w, c, WALK_SAVE, f->index);
+    rs__walk_init(&w, rf, WALK_SAVE, f->index);
     w.out = out;
     rs__push(&w, f->index, op, mc->graph, mc->saves, 0);
     rs__walk(&w);
@@ -468,8 +505,9 @@ static uint16_t rs__forward_inputs(RuleCtx *c, uint32_t cls)
 
 /* Methods reached from forward through calls on self, and what each receives. Calls under no_grad
  * pass no graph. */
-static void rs__method_contexts(RuleCtx *c, const IrClass *cls, MethodCtx *mc)
+static void rs__method_contexts(RsFile *rf, const IrClass *cls, MethodCtx *mc)
 {
+    RuleCtx *c = rf->c;
     mc[cls->forward].reached = 1;
     mc[cls->forward].graph = rs__forward_inputs(c, cls->index);
     for (int pass = 0; pass < RS_MAX_DEPTH + 1; pass++) {
@@ -491,9 +529,9 @@ static void rs__method_contexts(RuleCtx *c, const IrClass *cls, MethodCtx *mc)
                     uint32_t a = rs__arg_for_param(f, op, true, k);
                     if (!rs__carries(c, f, a, mc[fi].graph)) continue;
                     n.graph |= (uint16_t)(1u << k);
-                    if (!out) out = rs__output_ops(c, f);
+                    if (!out) out = rs__output_ops(rf, f);
                     uint32_t sfi, sop;
-                    if (!rs__update_saves(c, f, &mc[fi], out, a, &sfi, &sop)) continue;
+                    if (!rs__update_saves(rf, f, &mc[fi], out, a, &sfi, &sop)) continue;
                     n.saves |= (uint16_t)(1u << k);
                     if (n.why_op == IR_NONE) n.why_fi = sfi, n.why_op = sop;
                 }
@@ -609,8 +647,9 @@ static bool rs__step_loop(RuleCtx *c, uint32_t cls, uint32_t *fi_out, uint32_t *
     return false;
 }
 
-static void rs__report(RuleCtx *c, const IrFunc *f, const MethodCtx *mc, const uint8_t *out, const Update *u)
+static void rs__report(RsFile *rf, const IrFunc *f, const MethodCtx *mc, const uint8_t *out, const Update *u)
 {
+    RuleCtx *c = rf->c;
     uint32_t root = u->val != IR_NONE ? u->val : u->at;
     uint32_t sfi = IR_NONE, sop = IR_NONE;
     bool saves = false;
@@ -621,7 +660,7 @@ static void rs__report(RuleCtx *c, const IrFunc *f, const MethodCtx *mc, const u
             if (!f->kw.items[o->args + i] && rs__carries(c, f, f->args.items[o->args + i], mc->graph)) saves = true;
         if (saves) sfi = f->index, sop = u->at;
     }
-    if (!saves) saves = rs__update_saves(c, f, mc, out, root, &sfi, &sop);
+    if (!saves) saves = rs__update_saves(rf, f, mc, out, root, &sfi, &sop);
     const IrClass *cls = c->m->classes.items[f->cls];
     const IrFunc *fwd = c->m->funcs.items[cls->forward];
     const char *where = f->index == cls->forward ? "forward()" : arena_printf(c->arena, "%s(), which forward() calls,", f->name);
@@ -656,9 +695,8 @@ static void rs__report(RuleCtx *c, const IrFunc *f, const MethodCtx *mc, const u
         rule_related(c, d, sf->ops.items[sop].span, "'%s' is computed for the update only", rule_text(c, sf, sop));
     }
     if (f->index != cls->forward) rule_related(c, d, fwd->span, "%s.forward() reaches the update", cls->name);
-    uint32_t lfi, loop;
-    if (rs__step_loop(c, f->cls, &lfi, &loop)) {
-        const IrLoop *l = &c->m->funcs.items[lfi]->loops.items[loop];
+    if (rf->loop != IR_NONE) {
+        const IrLoop *l = &c->m->funcs.items[rf->loop_fi]->loops.items[rf->loop];
         d->loop_line = rule_line(l->span);
         rule_related(c, d, l->span, "the %s loop that calls the model every step", df_loop_kind_name(l->kind));
     }
@@ -671,8 +709,9 @@ static void rs__report(RuleCtx *c, const IrFunc *f, const MethodCtx *mc, const u
 
 /* The update sites of one method: stores and in-place writes of self.<attr> that chain to the
  * previous call's value and take the input's graph. */
-static void rs__method(RuleCtx *c, const IrFunc *f, const MethodCtx *mc)
+static void rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc)
 {
+    RuleCtx *c = rf->c;
     const FuncFacts *ff = &c->fx->funcs[f->index];
     uint8_t *out = NULL;
     for (uint32_t op = 0; op < f->ops.len; op++) {
@@ -685,7 +724,7 @@ static void rs__method(RuleCtx *c, const IrFunc *f, const MethodCtx *mc)
             u.how = "computes it";
             if (!u.attr || !rs__carries(c, f, o->b, mc->graph)) continue;
             Walk w;
-            rs__walk_init(&w, c, WALK_CHAIN, f->index);
+            rs__walk_init(&w, rf, WALK_CHAIN, f->index);
             w.attr = u.attr;
             w.cls = f->cls;
             rs__push(&w, f->index, o->b, mc->graph, 0, 0);
@@ -721,28 +760,54 @@ static void rs__method(RuleCtx *c, const IrFunc *f, const MethodCtx *mc)
             continue;
         }
         if (rs__gl103_owns(c, f->cls, u.attr)) continue;
-        if (!out) out = rs__output_ops(c, f);
-        rs__report(c, f, mc, out, &u);
+        if (!out) out = rs__output_ops(rf, f);
+        rs__report(rf, f, mc, out, &u);
     }
+}
+
+/* Does some method of cls other than __init__ store or write into an attribute of self? (The cheap
+ * early return: most Module classes never do.) */
+static bool rs__class_writes_self(RuleCtx *c, const IrClass *cls)
+{
+    for (uint32_t k = 0; k < cls->methods.len; k++) {
+        uint32_t fi = cls->methods.items[k];
+        if (fi == cls->init) continue;
+        const IrFunc *f = c->m->funcs.items[fi];
+        for (uint32_t op = 0; op < f->ops.len; op++) {
+            const IrOp *o = &f->ops.items[op];
+            if (o->kind == IR_SET_ATTR || o->kind == IR_SET_ITEM) return true;
+            if (o->kind == IR_CALL && rs__inplace(df_method_name(f, op))) return true;
+        }
+    }
+    return false;
 }
 
 void rule_GL109(RuleCtx *c)
 {
     if (c->cxx) return; /* LibTorch modules: not modelled yet */
     MethodCtx *mc = NULL;
+    RsFile rf;
+    memset(&rf, 0, sizeof rf);
+    rf.c = c;
     for (uint32_t ci = 0; ci < c->m->classes.len; ci++) {
         const IrClass *cls = c->m->classes.items[ci];
-        if (!cls->is_module || cls->forward == IR_NONE || !c->fx->funcs[cls->forward].analysed) continue;
-        if (!mc) mc = ARENA_NEW_N(c->arena, MethodCtx, c->m->funcs.len);
+        if (!cls->is_module || cls->forward == IR_NONE || !c->fx->funcs[cls->forward].analysed ||
+            !rs__class_writes_self(c, cls))
+            continue;
+        if (!mc) {
+            mc = ARENA_NEW_N(c->arena, MethodCtx, c->m->funcs.len);
+            rf.fn = ARENA_NEW_N(c->arena, RsFunc, c->m->funcs.len);
+        }
+        if (!rs__step_loop(c, ci, &rf.loop_fi, &rf.loop)) rf.loop_fi = rf.loop = IR_NONE;
         for (uint32_t k = 0; k < cls->methods.len; k++) {
             MethodCtx *x = &mc[cls->methods.items[k]];
             memset(x, 0, sizeof *x);
             x->why_fi = x->why_op = IR_NONE;
         }
-        rs__method_contexts(c, cls, mc);
+        rs__method_contexts(&rf, cls, mc);
         for (uint32_t k = 0; k < cls->methods.len; k++) {
             uint32_t fi = cls->methods.items[k];
-            if (mc[fi].reached && mc[fi].graph && c->fx->funcs[fi].analysed) rs__method(c, c->m->funcs.items[fi], &mc[fi]);
+            if (mc[fi].reached && mc[fi].graph && c->fx->funcs[fi].analysed) rs__method(&rf, c->m->funcs.items[fi], &mc[fi]);
         }
     }
 }
