@@ -685,7 +685,7 @@ static void rs__report(RsFile *rf, const IrFunc *f, const MethodCtx *mc, const u
                             rule_text(c, sf, sop), rule_line(sf->ops.items[sop].span));
     }
     Diag *d = rule_report(c, f->ops.items[u->at].span, saves ? SEV_ERROR : SEV_WARNING,
-                          "'self.%s' is a running statistic that keeps the autograd graph of every forward: %s "
+                          "'self.%s' keeps the autograd graph of every forward() call: %s "
                           "%s from its previous value and from the input's graph outside torch.no_grad(), so "
                           "each call's graph links to the last; %s",
                           u->attr, where, u->how, keep);

@@ -779,6 +779,8 @@ static AVal df_call(Interp *I, uint32_t op)
             return r;
         default: break;
         }
+        /* x.to(other), x.type_as(other): other gives a dtype and a device, never its graph */
+        if (me == EFF_MOVE) max_arg = G_NONE, arg_flags = 0, pmask = 0, cmask = 0, arg_carried = IR_NONE;
         r = recv;
         r.def = op;
         r.kind = recv.kind == VK_UNKNOWN && recv.grad < G_POST && !(recv.flags & VF_BATCH) ? VK_UNKNOWN : VK_TENSOR;
