@@ -14,7 +14,8 @@
  * (`x.var(0)`, `x.pow(2)`, `amax`, `addcmul_`): backward never reaches them, so what they save
  * stays on the device. It is a warning when everything it takes from the input also feeds the
  * output (or saves nothing, like a plain `x.mean(0)`): backward frees the saved tensors and only
- * autograd nodes pile up on the host.
+ * autograd nodes pile up on the host. A cache or memory bank that forward writes into
+ * (`self.queue[:, i:j] = keys`, a key/value cache) chains the same way and is reported too.
  *
  * Not flagged: updates under `torch.no_grad()` (a `with` block, a decorated helper, or a helper
  * whose every call from forward is under one), statistics cut with `.detach()`, `.data` or
@@ -29,8 +30,9 @@
  * `self` per step is GL101's pattern, and an average of a model's parameters kept by training code
  * (ModelEMA) is not reported (the idiom runs under no_grad; without it, an in-place update of a
  * parameter that requires grad fails at once, and after `requires_grad_(False)` only autograd nodes
- * pile up on the host). Known false finding: a normaliser of raw observations (an RL encoder's first
- * layer) whose calls are in another file is taken to see a graph.
+ * pile up on the host). Known false findings: a normaliser of raw observations (an RL encoder's
+ * first layer), or a key/value cache of a model that only runs under no_grad, whose calls are all
+ * in another file, is taken to see a graph.
  *
  * ## Why is this bad?
  * The new value is computed from the previous one, so every forward's graph links to the last:
