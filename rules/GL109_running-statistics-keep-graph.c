@@ -507,11 +507,16 @@ static uint16_t rs__forward_inputs(RuleCtx *c, uint32_t cls)
 
 /* Methods reached from forward through calls on self, and what each receives. Calls under no_grad
  * pass no graph. */
-static void rs__method_contexts(RsFile *rf, const IrClass *cls, MethodCtx *mc)
+static void rs__method_contexts(RsFile *rf, const IrClass *cls, MethodCtx *mc, uint16_t inputs)
 {
     RuleCtx *c = rf->c;
+    for (uint32_t k = 0; k < cls->methods.len; k++) {
+        MethodCtx *x = &mc[cls->methods.items[k]];
+        memset(x, 0, sizeof *x);
+        x->why_fi = x->why_op = IR_NONE;
+    }
     mc[cls->forward].reached = 1;
-    mc[cls->forward].graph = rs__forward_inputs(c, cls->index);
+    mc[cls->forward].graph = inputs;
     for (int pass = 0; pass < RS_MAX_DEPTH + 1; pass++) {
         bool changed = false;
         for (uint32_t mi = 0; mi < cls->methods.len; mi++) {
@@ -711,8 +716,10 @@ static void rs__report(RsFile *rf, const IrFunc *f, const MethodCtx *mc, const u
 
 /* The update sites of one method: stores and in-place writes of self.<attr> that chain to the
  * previous call's value and take the input's graph. */
-static void rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc)
+/* Reports the updates of method f (counts them only, when dry). */
+static uint32_t rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc, bool dry)
 {
+    uint32_t found = 0;
     RuleCtx *c = rf->c;
     const FuncFacts *ff = &c->fx->funcs[f->index];
     uint8_t *out = NULL;
@@ -762,9 +769,12 @@ static void rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc)
             continue;
         }
         if (rs__gl103_owns(c, f->cls, u.attr)) continue;
+        found++;
+        if (dry) continue;
         if (!out) out = rs__output_ops(rf, f);
         rs__report(rf, f, mc, out, &u);
     }
+    return found;
 }
 
 /* Does some method of cls other than __init__ store or write into an attribute of self? (The cheap
@@ -800,16 +810,21 @@ void rule_GL109(RuleCtx *c)
             mc = ARENA_NEW_N(c->arena, MethodCtx, c->m->funcs.len);
             rf.fn = ARENA_NEW_N(c->arena, RsFunc, c->m->funcs.len);
         }
-        if (!rs__step_loop(c, ci, &rf.loop_fi, &rf.loop)) rf.loop_fi = rf.loop = IR_NONE;
-        for (uint32_t k = 0; k < cls->methods.len; k++) {
-            MethodCtx *x = &mc[cls->methods.items[k]];
-            memset(x, 0, sizeof *x);
-            x->why_fi = x->why_op = IR_NONE;
-        }
-        rs__method_contexts(&rf, cls, mc);
-        for (uint32_t k = 0; k < cls->methods.len; k++) {
-            uint32_t fi = cls->methods.items[k];
-            if (mc[fi].reached && mc[fi].graph && c->fx->funcs[fi].analysed) rs__method(&rf, c->m->funcs.items[fi], &mc[fi]);
+        /* first with every input taken to carry a graph; the file-wide look at the class's calls
+         * (and for its training loop) only when that finds an update */
+        uint16_t inputs = 0xfffe;
+        for (int round = 0; round < 2; round++) {
+            rs__method_contexts(&rf, cls, mc, inputs);
+            uint32_t found = 0;
+            for (uint32_t k = 0; k < cls->methods.len; k++) {
+                uint32_t fi = cls->methods.items[k];
+                if (mc[fi].reached && mc[fi].graph && c->fx->funcs[fi].analysed)
+                    found += rs__method(&rf, c->m->funcs.items[fi], &mc[fi], round == 0);
+            }
+            if (!found || round) break;
+            inputs = rs__forward_inputs(c, ci);
+            if (!inputs) break;
+            if (!rs__step_loop(c, ci, &rf.loop_fi, &rf.loop)) rf.loop_fi = rf.loop = IR_NONE;
         }
     }
 }
