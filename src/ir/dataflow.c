@@ -760,7 +760,12 @@ static AVal df_call(Interp *I, uint32_t op)
         case EFF_NONDIFF: case EFF_DETACH:
             r.kind = VK_TENSOR;
             r.flags = recv.flags & (VF_ZERO_DIM | VF_BATCH);
-            if (me == EFF_DETACH && rv != IR_NONE && !strcmp(method, "detach_")) I->env[rv].grad = G_NONE;
+            if (me == EFF_DETACH && rv != IR_NONE && !strcmp(method, "detach_")) {
+                /* an attribute not yet touched in this call (self.sums.detach_()) now holds the
+                 * detached value: later reads are no longer the previous call's graph */
+                if (I->env[rv].flags & VF_UNSET) I->env[rv] = recv, I->env[rv].carried = IR_NONE;
+                I->env[rv].grad = G_NONE;
+            }
             return r;
         case EFF_PARAM:
             r = recv, r.def = op;
@@ -774,6 +779,8 @@ static AVal df_call(Interp *I, uint32_t op)
             return r;
         default: break;
         }
+        /* x.to(other), x.type_as(other): other gives a dtype and a device, never its graph */
+        if (me == EFF_MOVE) max_arg = G_NONE, arg_flags = 0, pmask = 0, cmask = 0, arg_carried = IR_NONE;
         r = recv;
         r.def = op;
         r.kind = recv.kind == VK_UNKNOWN && recv.grad < G_POST && !(recv.flags & VF_BATCH) ? VK_UNKNOWN : VK_TENSOR;
@@ -1695,6 +1702,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
                 AVal a = I.env[v];
                 a.carried = IR_NONE;
                 a.grad = GL_MIN(a.grad, G_MAY);
+                a.pmask = 0, a.cmask = 0; /* parameters of the method that stored it, not of its readers */
                 array_push(&cf->attr_vals, a);
             }
             if (is_init) {

@@ -570,9 +570,9 @@ case_rules() {
     gl rules
     local n
     n=$(printf '%s\n' "$OUT" | grep -cE '^GL[0-9]{3} ')
-    [[ $RC = 0 && $n = 14 ]] || { fail "$1" "want 14 rules, got $n"; return; }
+    [[ $RC = 0 && $n = 15 ]] || { fail "$1" "want 15 rules, got $n"; return; }
     local c missing=
-    for c in GL101 GL102 GL103 GL104 GL105 GL106 GL107 GL201 GL301 GL302 GL401 GL402 GL403 GL901; do
+    for c in GL101 GL102 GL103 GL104 GL105 GL106 GL107 GL109 GL201 GL301 GL302 GL401 GL402 GL403 GL901; do
         grep -q "^$c " <<<"$OUT" || missing="$missing $c"
     done
     [ -z "$missing" ] || { fail "$1" "missing:$missing"; return; }
@@ -768,6 +768,28 @@ case_nested_class_module() {
         { fail "$1" "GL101 missed when the module class holds a nested class: $(why)"; return; }
     ok "$1"
 }
+# GL109's severity follows what the update keeps: an error when a statistic computed for the update
+# alone saves a tensor (x.var(0): device growth), a warning when the output uses the same statistics
+# or they save nothing (host growth); the message says which
+case_gl109_severity() {
+    local root=$OLDPWD want row
+    gl check --output-format json --no-cache --select GL109 "$root/fixtures/rules/GL109/pos_assign_own_stats.py" \
+        "$root/fixtures/rules/GL109/pos_assign_shared_stats.py" "$root/fixtures/rules/GL109/pos_helper_given_stats.py"
+    [[ $RC = 1 ]] || { fail "$1" "$(why)"; return; }
+    for want in "pos_assign_own_stats.py:19:warning:host" "pos_assign_own_stats.py:21:error:device" \
+        "pos_assign_shared_stats.py:16:warning:host" "pos_assign_shared_stats.py:17:warning:host" \
+        "pos_helper_given_stats.py:14:error:device" "pos_helper_given_stats.py:17:warning:host"; do
+        row=$(python3 -c '
+import json, sys
+for r in json.load(sys.stdin):
+    m = r["message"]
+    where = "device" if "keeps an input activation on the device" in m else "host" if "stay linked on the host" in m else "?"
+    print("%s:%d:%s:%s" % (r["filename"].rsplit("/", 1)[-1], r["location"]["row"], r["severity"], where))
+' <<<"$OUT" | grep -c -- "^$want\$")
+        [[ $row = 1 ]] || { fail "$1" "no finding $want in: $(why)"; return; }
+    done
+    ok "$1"
+}
 
 # ---------------------------------------------------------------------------------------------
 # the table of function cases: id | function
@@ -823,6 +845,7 @@ cli-8.10|case_trace_facts
 cli-8.11|case_project_summaries
 cli-8.12|case_project_disk_helpers
 cli-9.1|case_nested_class_module
+cli-9.2|case_gl109_severity
 EOF
 )
 

@@ -15,7 +15,7 @@ ok() { echo "ok $1"; }
 fail() { echo "FAIL $1 $2"; fails=$((fails + 1)); }
 
 # Rules with fixes, and positive fixtures where no fix is expected (why).
-with_fixes=" GL101 GL102 GL103 GL104 GL105 GL201 GL301 GL302 GL402 GL403 "
+with_fixes=" GL101 GL102 GL103 GL104 GL105 GL109 GL201 GL301 GL302 GL402 GL403 "
 declare -A no_fix=(
     [GL103/pos_self_hidden_module.py]="state kept in self. by forward: no fix (rule doc)"
     [GL102/pos_extend_pair.py]="the graph-carrying values are inside a list display passed to extend()"
@@ -24,6 +24,7 @@ declare -A no_fix=(
     [GL101/pos_epoch_sum_one_backward.py]="summed over the loader and differentiated once: the fix is a backward per batch (rule doc)"
     [GL101/pos_hf_batches_summed_one_backward.py]="summed over the loader and differentiated once: the fix is a backward per batch (rule doc)"
     [GL101/pos_loader_sum_nested_backward.py]="summed over the loader and differentiated once: the fix is a backward per batch (rule doc)"
+    [GL109/pos_helper_function_tuple.py]="statistics unpacked from one helper's tuple: no single value to detach (rule doc)"
 )
 # GL901 decides from the other rules' findings: it is fixed with every rule on
 select_for() { [ "$1" = GL901 ] && echo ALL || echo "$1"; }
