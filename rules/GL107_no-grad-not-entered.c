@@ -2,7 +2,8 @@
  *
  * ## What it does
  * Flags `torch.no_grad()`, `torch.inference_mode()` and `torch.enable_grad()` written as a
- * statement on their own instead of as the expression of a `with` block or a decorator.
+ * statement on their own instead of as the expression of a `with` block or a decorator
+ * (`torch.enable_grad()` only where grad is off: with grad on, the default, it changes nothing).
  *
  * ## Why is this bad?
  * These are context managers. Calling one creates the object and throws it away: grad mode does
@@ -45,7 +46,15 @@ void rule_GL107(RuleCtx *c)
             const char *what = NULL;
             if (!strcmp(q, "torch.no_grad") || !strcmp(q, "torch.autograd.no_grad")) what = "torch.no_grad()";
             else if (!strcmp(q, "torch.inference_mode")) what = "torch.inference_mode()";
-            else if (!strcmp(q, "torch.enable_grad") || !strcmp(q, "torch.autograd.enable_grad")) what = "torch.enable_grad()";
+            else if (!strcmp(q, "torch.enable_grad") || !strcmp(q, "torch.autograd.enable_grad")) {
+                /* with grad already on (the default) the bare call changes nothing that matters */
+                if (!df_mode_off(o->mode)) continue;
+                Diag *d = rule_report(c, o->span, SEV_ERROR,
+                                      "`torch.enable_grad()` is called as a statement and has no effect: grad stays off "
+                                      "here, so what follows records no graph and a backward through it fails");
+                rule_hint(c, d, "Use it as a context manager: `with torch.enable_grad():` around the code it should cover");
+                continue;
+            }
             if (!what) continue;
             Diag *d = rule_report(c, o->span, SEV_ERROR,
                                   "`%s` is called as a statement and has no effect: grad mode is unchanged, "

@@ -74,9 +74,23 @@ static ApiEffect api_function(const char *qual)
     pthread_once(&api_once, api__init);
     uint32_t hit = strmap_get(&api_fns, qual, strlen(qual));
     if (hit != UINT32_MAX) return api_table[hit].effect;
+    /* Hugging Face model classes load modules (AutoModelForCausalLM.from_pretrained, BertModel,
+     * GPT2LMHeadModel); tokenizers, configs and processors are not modules */
+    size_t ql = strlen(qual);
+    if (!strncmp(qual, "transformers.", 13) && ql > 16 && !strcmp(qual + ql - 16, ".from_pretrained")) {
+        const char *cls = qual + 13;
+        const char *dot = strchr(cls, '.');
+        size_t n = dot ? (size_t)(dot - cls) : 0;
+        for (size_t i = 0; i + 5 <= n; i++)
+            if (!strncmp(cls + i, "Model", 5)) return EFF_MODULE;
+        return EFF_NONE;
+    }
     for (uint32_t k = 0; k < n_api_prefixes; k++) {
         const ApiEntry *e = &api_table[api_prefixes[k]];
         if (strncmp(qual, e->name, api_prefix_len[k]) != 0) continue;
+        /* torchvision's model builders are lowercase functions that return modules (resnet50(),
+         * detection.fasterrcnn_resnet50_fpn(), get_model()) */
+        if (e->effect == EFF_MODULE && !strcmp(e->name, "torchvision.models.")) return EFF_MODULE;
         if (e->effect == EFF_MODULE || e->effect == EFF_OPTIM) {
             /* constructors are CamelCase: torch.nn.Linear, torch.optim.Adam; lowercase names under
              * torch.nn (torch.nn.functional handled above) are functions */

@@ -570,9 +570,9 @@ case_rules() {
     gl rules
     local n
     n=$(printf '%s\n' "$OUT" | grep -cE '^GL[0-9]{3} ')
-    [[ $RC = 0 && $n = 15 ]] || { fail "$1" "want 15 rules, got $n"; return; }
+    [[ $RC = 0 && $n = 16 ]] || { fail "$1" "want 16 rules, got $n"; return; }
     local c missing=
-    for c in GL101 GL102 GL103 GL104 GL105 GL106 GL107 GL109 GL201 GL301 GL302 GL401 GL402 GL403 GL901; do
+    for c in GL101 GL102 GL103 GL104 GL105 GL106 GL107 GL108 GL109 GL201 GL301 GL302 GL401 GL402 GL403 GL901; do
         grep -q "^$c " <<<"$OUT" || missing="$missing $c"
     done
     [ -z "$missing" ] || { fail "$1" "missing:$missing"; return; }

@@ -15,7 +15,7 @@ ok() { echo "ok $1"; }
 fail() { echo "FAIL $1 $2"; fails=$((fails + 1)); }
 
 # Rules with fixes, and positive fixtures where no fix is expected (why).
-with_fixes=" GL101 GL102 GL103 GL104 GL105 GL109 GL201 GL301 GL302 GL402 GL403 "
+with_fixes=" GL101 GL102 GL103 GL104 GL105 GL108 GL109 GL201 GL301 GL302 GL402 GL403 "
 declare -A no_fix=(
     [GL103/pos_self_hidden_module.py]="state kept in self. by forward: no fix (rule doc)"
     [GL102/pos_extend_pair.py]="the graph-carrying values are inside a list display passed to extend()"
