@@ -123,6 +123,46 @@ static bool keeps_graph(const IrFunc *f, const FuncFacts *ff, uint32_t li)
     return false;
 }
 
+/* Builtins that read a value and keep nothing of it. */
+static bool reads_only(const IrFunc *f, uint32_t callee)
+{
+    static const char *const names[] = {"print", "len", "float", "int", "str", "bool", "isinstance", "repr",
+                                        "format", "round", "abs", "min", "max", "range", "enumerate", "zip"};
+    const IrOp *o = &f->ops.items[callee];
+    if (o->kind != IR_LOAD || o->var >= f->vars.len || !f->vars.items[o->var].is_global) return false;
+    for (uint32_t i = 0; i < ARRAY_LEN(names); i++)
+        if (!strcmp(f->vars.items[o->var].name, names[i])) return true;
+    return false;
+}
+
+/* A graph-carrying value handed to a call that may keep it: a function of the file that stores
+ * into attributes, items, globals or containers, or a method of an object (`agent.remember(lp)`,
+ * `meter.update(loss)`). Torch functions, tensor methods, models, loss modules, reading builtins
+ * and plain functions gradleak cannot see (`criterion(out, y)`) keep nothing. */
+static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    for (uint32_t i = l->op + 1; i < l->end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i] || o->a == IR_NONE || df_is_module_call(c->fx, f, i)) continue;
+        if (o->qual && !strncmp(o->qual, "torch.", 6)) continue;
+        const AVal *callee = &ff->val[o->a];
+        if (callee->kind == VK_MODULE || (callee->flags & VF_LOSSMOD) || reads_only(f, o->a)) continue;
+        uint32_t r = df_receiver(f, i);
+        if (r != IR_NONE && ff->val[r].kind == VK_TENSOR) continue;
+        uint32_t t = df_call_target(c->m, c->fx, f, i);
+        if (t != IR_NONE && !df_func_stores_outside(c->m, t)) continue; /* loss_function(out, x): reads only */
+        /* a plain function gradleak cannot see (`criterion(out, y)`, `iou(out, y)`) computes from its
+         * arguments; objects (`buffer.push(x)`, `meter.update(x)`) are what keep them */
+        if (t == IR_NONE && r == IR_NONE) continue;
+        for (uint32_t k = 0; k < o->nargs; k++) {
+            const AVal *a = &ff->val[f->args.items[o->args + k]];
+            if (GL_MAX(a->grad, a->elem) == G_LIVE) return true;
+        }
+    }
+    return false;
+}
+
 /* Anything in the loop's body that can hand a value to a later backward or run one itself. */
 static bool loop_trains_or_yields(const IrFunc *f, const IrLoop *l)
 {
@@ -148,7 +188,9 @@ void rule_GL108(RuleCtx *c)
                 if (ff->reached[i] && ir_op_loop(f, i) == li && !df_mode_off(f->ops.items[i].mode) &&
                     df_is_module_call(c->fx, f, i))
                     call = i;
-            if (call == IR_NONE || grad_disabled_before(c, f, l->op) || keeps_graph(f, ff, li)) continue;
+            if (call == IR_NONE || grad_disabled_before(c, f, l->op) || keeps_graph(f, ff, li) ||
+                hands_graph_away(c, f, l))
+                continue;
             if (model_frozen(c, f, call)) continue;
             const char *model = rule_text(c, f, call);
             Diag *d = rule_report(c, l->span, SEV_WARNING,

@@ -131,7 +131,7 @@ static uint32_t df__class_method(const IrModule *m, uint32_t cls, const char *na
 
 /* The function of the file that call op runs: a local function, or a method of a local class
  * called on one of its objects (self.train_step(batch)); IR_NONE when unknown. */
-static uint32_t df__call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op)
+uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op)
 {
     const FuncFacts *ff = &fx->funcs[f->index];
     const IrOp *o = &f->ops.items[op];
@@ -393,6 +393,7 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
     AVal r = aval(VK_TENSOR, G_LIVE, op);
     r.src = op;
     r.flags = VF_MODEL_OUT;
+    if (callee->flags & VF_FROZEN) r.grad = max_arg; /* no parameter requires grad */
     if (callee->flags & VF_LOSSMOD) {
         if (!(callee->flags & VF_NOREDUCE)) r.flags |= VF_ZERO_DIM;
         r.grad = max_arg; /* loss modules have no parameters: they pass their inputs' graph on */
@@ -673,6 +674,13 @@ static AVal df_call(Interp *I, uint32_t op)
                 !strcmp(method, "float") || !strcmp(method, "double") || !strcmp(method, "requires_grad_")) {
                 r = recv; /* modules convert in place and return themselves */
                 r.def = op;
+                if (!strcmp(method, "requires_grad_") && o->nargs >= 1) {
+                    const IrOp *a0 = OP(I, f->args.items[o->args]);
+                    if (a0->kind == IR_CONST && a0->name && !strcmp(a0->name, "False")) {
+                        r.flags |= VF_FROZEN;
+                        if (rv != IR_NONE && rv < I->nvars) I->env[rv].flags |= VF_FROZEN;
+                    }
+                }
                 return r;
             }
             /* a method of a local Module class: its summary, with self's attributes reset when the
@@ -863,7 +871,7 @@ static void df__note_tuple_return(Interp *I, uint32_t vop)
 static bool df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
 {
     if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return false;
-    uint32_t t = df__call_target(I->m, I->fx, I->f, op);
+    uint32_t t = df_call_target(I->m, I->fx, I->f, op);
     if (t == IR_NONE || t == I->f->index) return false;
     const FuncFacts *cf = &I->fx->funcs[t];
     return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_plain >> k & 1);
@@ -1867,7 +1875,7 @@ static void df__mark_training_funcs(const IrModule *m, Facts *fx)
             for (uint32_t op = 0; op < f->ops.len && !ff->trains; op++) {
                 const IrOp *o = &f->ops.items[op];
                 if (o->kind != IR_CALL || !ff->reached[op] || ir_op_loop(f, op) != IR_NONE) continue;
-                uint32_t t = df__call_target(m, fx, f, op);
+                uint32_t t = df_call_target(m, fx, f, op);
                 if (t != IR_NONE && t != fi && fx->funcs[t].trains) ff->trains = 1, changed = true;
             }
         }
@@ -1896,7 +1904,7 @@ static void df__mark_forward_funcs(const IrModule *m, Facts *fx)
             if (!ff->in_forward || !ff->analysed) continue;
             for (uint32_t op = 0; op < f->ops.len; op++) {
                 if (f->ops.items[op].kind != IR_CALL || !ff->reached[op]) continue;
-                uint32_t t = df__call_target(m, fx, f, op);
+                uint32_t t = df_call_target(m, fx, f, op);
                 if (t != IR_NONE && !fx->funcs[t].in_forward) fx->funcs[t].in_forward = 1, changed = true;
             }
         }
@@ -1919,7 +1927,7 @@ static void df__mark_grad_off_callees(const IrModule *m, Facts *fx)
                 if (o->kind != IR_CALL || !ff->reached[op]) continue;
                 bool off = df_mode_off(o->mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE);
                 if (!off) continue;
-                uint32_t t = df__call_target(m, fx, f, op);
+                uint32_t t = df_call_target(m, fx, f, op);
                 if (t != IR_NONE && t != fi && !fx->funcs[t].called_grad_off)
                     fx->funcs[t].called_grad_off = 1, changed = true;
             }
@@ -1953,7 +1961,7 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             const AVal *callee = &ff->val[o->a];
             bool invariant = callee->def == IR_NONE || !ir_loop_contains(f, li, callee->def) || callee->carried == li ||
                              callee->kind == VK_MODREF || callee->kind == VK_FUNC;
-            uint32_t target = df__call_target(m, fx, f, op);
+            uint32_t target = df_call_target(m, fx, f, op);
             if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
             if (df_is_module_call(fx, f, op) && invariant) {
                 l->has_model_call = 1;
@@ -2081,7 +2089,7 @@ void df_analyse(const IrModule *m, Facts *out)
                 for (uint32_t k = l; k != IR_NONE && !per_step; k = f->loops.items[k].parent)
                     if (f->loops.items[k].kind == LOOP_STEP) per_step = true;
                 if (!per_step) continue;
-                uint32_t t = df__call_target(m, out, f, op);
+                uint32_t t = df_call_target(m, out, f, op);
                 if (t != IR_NONE) out->funcs[t].runs_per_step = 1;
             }
         }
@@ -2116,4 +2124,18 @@ void df_facts_free(Facts *f)
         array_free(&f->classes[i].reset_methods);
         array_free(&f->classes[i].carried_attrs);
     }
+}
+
+bool df_func_stores_outside(const IrModule *m, uint32_t fi)
+{
+    if (fi >= m->funcs.len) return true;
+    const IrFunc *f = m->funcs.items[fi];
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_SET_ATTR || o->kind == IR_SET_ITEM || o->kind == IR_YIELD) return true;
+        if (o->kind == IR_STORE && o->var < f->vars.len && f->vars.items[o->var].is_global) return true;
+        const char *mname = o->kind == IR_CALL ? df_method_name(f, i) : NULL;
+        if (mname && df__container_mutator(mname)) return true;
+    }
+    return false;
 }

@@ -33,6 +33,7 @@ typedef enum GradState {
 #define VF_PAIR 0x1000      /* an (index, item) pair from enumerate */
 #define VF_MODLIST 0x2000   /* modules(), named_modules(), children(): items are modules */
 #define VF_OPAQUE 0x4000    /* returned by an imported function gradleak cannot see (nor was given) */
+#define VF_FROZEN 0x8000    /* a module frozen with requires_grad_(False): its calls add no graph */
 
 #define CARRIED_CALLS (IR_NONE - 1) /* carried across calls of a method (self.hidden in forward) */
 
@@ -108,6 +109,12 @@ void df_facts_free(Facts *f);
 /* Queries for the rules. */
 bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op);
 bool df_is_backward_call(const IrFunc *f, uint32_t op);
+/* The function of the file that call op runs (a local function, or a method of a local class on
+ * one of its objects: self.train_step(batch)); IR_NONE when unknown. */
+uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op);
+/* Whether function fi may keep what it is given: it stores into attributes, items, globals or
+ * containers, or yields. */
+bool df_func_stores_outside(const IrModule *m, uint32_t fi);
 const char *df_method_name(const IrFunc *f, uint32_t call); /* "append" for x.append(...), else NULL */
 uint32_t df_receiver(const IrFunc *f, uint32_t call);       /* op of the receiver, or IR_NONE */
 uint32_t df_root_var(const IrFunc *f, uint32_t op);         /* variable behind x, x.a, x[k][j]; IR_NONE */
