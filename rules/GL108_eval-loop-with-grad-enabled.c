@@ -180,9 +180,14 @@ void rule_GL108(RuleCtx *c)
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
         if (!ff->analysed || ff->called_grad_off || df_mode_off(f->base_mode)) continue;
+        if (GL_MAX(ff->ret.grad, ff->ret.elem) == G_LIVE) continue; /* the caller may differentiate it */
         for (uint32_t li = 0; li < f->loops.len; li++) {
             const IrLoop *l = &f->loops.items[li];
-            if (l->kind != LOOP_STEP || !l->has_model_call || loop_trains_or_yields(f, l)) continue;
+            /* a step loop, or a loop that looks like one step's sequence (a loop over a tensor's
+             * length, a loop nested in a training loop) outside a Module: what it computes is
+             * checked below, whatever the kind says */
+            bool seq = l->kind == LOOP_SEQUENCE && !l->in_module_method && !ff->in_forward;
+            if ((l->kind != LOOP_STEP && !seq) || !l->has_model_call || loop_trains_or_yields(f, l)) continue;
             uint32_t call = IR_NONE;
             for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
                 if (ff->reached[i] && ir_op_loop(f, i) == li && !df_mode_off(f->ops.items[i].mode) &&
