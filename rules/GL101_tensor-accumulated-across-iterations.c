@@ -129,11 +129,88 @@ static bool accumulation(const IrFunc *f, uint32_t i, uint32_t *var, uint32_t *a
     return true;
 }
 
+/* In method t, does parameter k (0 is self) flow into an accumulation into an attribute of self
+ * (`self.sum += val * n`)? Gives that accumulation's op. */
+static bool method_accumulates(const RuleCtx *c, uint32_t t, uint32_t k, uint32_t *at_out)
+{
+    const IrFunc *g = c->m->funcs.items[t];
+    const FuncFacts *gf = &c->fx->funcs[t];
+    if (!gf->analysed || k >= 16 || g->vars.len == 0) return false;
+    /* a parameter the method rebinds (`if isinstance(val, torch.Tensor): val = val.item()`) is
+     * not what reaches the sum */
+    uint32_t pvar = IR_NONE;
+    for (uint32_t i = 0; i < g->ops.len; i++)
+        if (g->ops.items[i].kind == IR_PARAM && g->ops.items[i].aux == k) pvar = g->ops.items[i].var;
+    for (uint32_t i = 0; i < g->ops.len && pvar != IR_NONE; i++)
+        if (g->ops.items[i].kind == IR_STORE && g->ops.items[i].var == pvar &&
+            (g->ops.items[i].a == IR_NONE || g->ops.items[g->ops.items[i].a].kind != IR_PARAM))
+            return false;
+    for (uint32_t i = 0; i < g->ops.len; i++) {
+        uint32_t var, accop, addop, at;
+        bool inplace;
+        if (!gf->reached[i] || !accumulation(g, i, &var, &accop, &addop, &at, &inplace)) continue;
+        const IrVar *v = &g->vars.items[var];
+        if (v->base == IR_NONE || v->base >= g->vars.len || !g->vars.items[v->base].is_param) continue;
+        if (strcmp(g->vars.items[v->base].name, "self") != 0) continue;
+        if (!(gf->val[addop].pmask & (1u << k))) continue;
+        *at_out = at;
+        return true;
+    }
+    return false;
+}
+
+/* `meter.update(loss)` in a step loop, where the meter's class (in this file) sums what it is
+ * given into an attribute (`self.sum += val * n`): the meter keeps every step's graph. */
+static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
+{
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i]) continue;
+        uint32_t r = df_receiver(f, i);
+        uint32_t t = r != IR_NONE ? df_call_target(c->m, c->fx, f, i) : IR_NONE;
+        if (t == IR_NONE || t == f->index || c->m->funcs.items[t]->cls == IR_NONE) continue;
+        const AVal *recv = &ff->val[r];
+        uint32_t loop = df_outliving_loop(f, recv, ir_op_loop(f, i), true);
+        if (loop == IR_NONE) continue;
+        for (uint32_t k = 0, pos = 1; k < o->nargs; k++) {
+            if (f->kw.items[o->args + k]) continue;
+            uint32_t aop = f->args.items[o->args + k];
+            const AVal *a = &ff->val[aop];
+            uint32_t at;
+            if (a->kind != VK_CONTAINER && a->grad >= G_POST && method_accumulates(c, t, pos, &at)) {
+                const IrLoop *l = &f->loops.items[loop];
+                const IrFunc *g = c->m->funcs.items[t];
+                bool live = a->grad == G_LIVE;
+                const char *objtext = rule_text(c, f, r), *argtext = rule_text(c, f, aop);
+                Diag *d = rule_report(c, o->span, live ? SEV_ERROR : SEV_WARNING,
+                                      "'%s' keeps the autograd graph of every iteration: '%s' carries a %s graph "
+                                      "and '%s' (line %u) adds it to an attribute of '%s', which lives across the "
+                                      "%s loop at line %u; %s",
+                                      objtext, argtext, live ? "live" : "freed", rule_func_name(c, g->qualname),
+                                      rule_line(g->ops.items[at].span), objtext, df_loop_kind_name(l->kind),
+                                      rule_line(l->span),
+                                      live ? "each step's activations stay on the device"
+                                           : "backward() freed the activations, but the graph's nodes pile up on the host");
+                d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;
+                d->loop_line = rule_line(l->span);
+                rule_related(c, d, g->ops.items[at].span, "the value is accumulated here");
+                rule_related(c, d, l->span, "'%s' lives across this %s loop", objtext, df_loop_kind_name(l->kind));
+                bool zero = (a->flags & VF_ZERO_DIM) != 0;
+                rule_hint(c, d, "Pass '%s.%s()'", argtext, zero ? "item" : "detach");
+                rule_trace_value(c, d, f, "passed value", aop, a);
+                break;
+            }
+            pos++;
+        }
+    }
+}
+
 void rule_GL101(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
+        if (ff->analysed) object_accumulations(c, f, ff);
         for (uint32_t i = 0; i < f->ops.len; i++) {
             uint32_t var, accop, addop, at;
             bool inplace;
