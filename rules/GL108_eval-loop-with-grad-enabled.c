@@ -118,7 +118,14 @@ static bool keeps_graph(const IrFunc *f, const FuncFacts *ff, uint32_t li)
     for (uint32_t v = 0; v < f->vars.len; v++) {
         const AVal *a = &env[v];
         if (GL_MAX(a->grad, a->elem) < G_LIVE) continue;
-        if (df_outliving_loop(f, a, li, false) == li) return true;
+        if (df_outliving_loop(f, a, li, false) != li) continue;
+        /* a plain local that is only rebound (`comparison = torch.cat(...)` under `if i == 0:`,
+         * `dev_loss = criterion(...)`) holds one iteration's graph; it keeps graphs only when each
+         * value is built from the previous one (`total = total + loss`, `x = torch.cat([x, y])`) */
+        const IrVar *iv = &f->vars.items[v];
+        bool plain = iv->base == IR_NONE && !iv->is_global && a->kind != VK_CONTAINER && !(a->flags & VF_OUTER);
+        if (plain && !(a->def != IR_NONE && ir_loop_contains(f, li, a->def) && a->carried == li)) continue;
+        return true;
     }
     return false;
 }
@@ -174,6 +181,28 @@ static bool loop_trains_or_yields(const IrFunc *f, const IrLoop *l)
     return false;
 }
 
+/* Whether function t of the file runs a model once per call with grad on, trains nothing and keeps
+ * nothing (an `_eval_step`, a policy's `pi(x)`, a `predict(batch)` helper): calling it in a loop is
+ * evaluating. */
+static bool evaluates(RuleCtx *c, uint32_t t)
+{
+    const IrFunc *g = c->m->funcs.items[t];
+    const FuncFacts *gf = &c->fx->funcs[t];
+    if (!gf->analysed || gf->trains || df_mode_off(g->base_mode) || df_func_stores_outside(c->m, t)) return false;
+    bool model = false;
+    for (uint32_t i = 0; i < g->ops.len; i++) {
+        if (!gf->reached[i]) continue;
+        const IrOp *o = &g->ops.items[i];
+        if (df_is_backward_call(g, i)) return false;
+        /* a model call inside a loop of its own is a whole evaluation pass, reported at that loop */
+        if (df_is_module_call(c->fx, g, i) && !df_mode_off(o->mode)) {
+            if (ir_op_loop(g, i) != IR_NONE) return false;
+            model = true;
+        }
+    }
+    return model;
+}
+
 void rule_GL108(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -187,12 +216,20 @@ void rule_GL108(RuleCtx *c)
              * length, a loop nested in a training loop) outside a Module: what it computes is
              * checked below, whatever the kind says */
             bool seq = l->kind == LOOP_SEQUENCE && !l->in_module_method && !ff->in_forward;
-            if ((l->kind != LOOP_STEP && !seq) || !l->has_model_call || loop_trains_or_yields(f, l)) continue;
+            if ((l->kind != LOOP_STEP && !seq && l->kind != LOOP_UNKNOWN) || loop_trains_or_yields(f, l)) continue;
+            /* the model runs in the loop itself, or in a function of the file the loop calls */
             uint32_t call = IR_NONE;
             for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
                 if (ff->reached[i] && ir_op_loop(f, i) == li && !df_mode_off(f->ops.items[i].mode) &&
-                    df_is_module_call(c->fx, f, i))
+                    df_is_module_call(c->fx, f, i) && l->has_model_call && l->kind != LOOP_UNKNOWN)
                     call = i;
+            for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++) {
+                if (!ff->reached[i] || ir_op_loop(f, i) != li || f->ops.items[i].kind != IR_CALL ||
+                    df_mode_off(f->ops.items[i].mode))
+                    continue;
+                uint32_t t = df_call_target(c->m, c->fx, f, i);
+                if (t != IR_NONE && t != fi && evaluates(c, t)) call = i;
+            }
             if (call == IR_NONE || grad_disabled_before(c, f, l->op) || keeps_graph(f, ff, li) ||
                 hands_graph_away(c, f, l))
                 continue;
