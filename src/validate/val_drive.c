@@ -340,7 +340,16 @@ static void drive__entry(const ValGraph *g, uint32_t gid, Arena *a, ValDrive *ou
     out->entry = s->file;
     const char *t;
     uint32_t line;
-    if (drive__gate(g, s->file, 0, s->op, a, &t, &line) == GATE_MAIN) out->guard = arena_printf(a, "%s (line %u)", t, line);
+    GateKind gk = drive__gate(g, s->file, 0, s->op, a, &t, &line);
+    if (gk == GATE_MAIN) out->guard = arena_printf(a, "if %s: (line %u)", t, line);
+    /* a command-line flag on the way down from the top level (the functions the search went through) */
+    if (gk == GATE_FLAG && !out->gate) out->gate = arena_printf(a, "`if %s:` at %s:%u", t, g->src[s->file].path, line);
+    for (uint32_t k = 0; k < g->n_funcs && !out->gate; k++) {
+        if (down[k] == IR_NONE) continue;
+        const Site *d = &g->sites.items[down[k]];
+        if (drive__gate(g, d->file, d->func, d->op, a, &t, &line) == GATE_FLAG)
+            out->gate = arena_printf(a, "`if %s:` at %s:%u", t, g->src[d->file].path, line);
+    }
 }
 
 static const char *drive__qualname(const ValGraph *g, uint32_t file, uint32_t f)
