@@ -37,6 +37,7 @@ struct ValGraph {
     GFile *files;
     Array(Site) sites;
     StrMap by_name; /* name -> first site (keys live in the files' arenas) */
+    bool loose;     /* method calls reach classes of files the caller does not import (second try) */
 };
 
 /* Hooks a framework calls once per batch or step (Lightning, Hugging Face Trainer, callbacks). */
@@ -181,6 +182,25 @@ static bool drive__within(const ValGraph *g, uint32_t file, uint32_t f, uint32_t
     return false;
 }
 
+/* Does file a name file b's module in an import (an op resolved to "b.x" or "pkg.b.x")? A method
+ * call reaches another file's class only from a file that imports it (or from the class's file). */
+static bool drive__imports(const ValGraph *g, uint32_t a, uint32_t b)
+{
+    if (a == b) return true;
+    const IrModule *m = &g->files[a].m;
+    const char *stem = g->files[b].stem;
+    size_t n = strlen(stem);
+    for (uint32_t f = 0; f < m->funcs.len; f++) {
+        const IrFunc *fn = m->funcs.items[f];
+        for (uint32_t o = 0; o < fn->ops.len; o++) {
+            const char *q = fn->ops.items[o].qual;
+            for (const char *p = q ? strstr(q, stem) : NULL; p; p = strstr(p + 1, stem))
+                if ((p == q || p[-1] == '.') && (p[n] == '.' || p[n] == 0)) return true;
+        }
+    }
+    return false;
+}
+
 /* Can call site s reach function t of file fi? */
 static bool drive__matches(const ValGraph *g, const Site *s, uint32_t fi, uint32_t t)
 {
@@ -193,6 +213,7 @@ static bool drive__matches(const ValGraph *g, const Site *s, uint32_t fi, uint32
             return !drive__class_has(g, s->file, cc, T->name); /* inherited from a class of the run */
         }
         if (s->kind != SITE_METHOD) return false;
+        if (!g->loose && !drive__imports(g, s->file, fi)) return false;
         if (drive__in(T->name, drive_common, ARRAY_LEN(drive_common)) && s->recv &&
             (strstr(s->recv, "opt") || strstr(s->recv, "sched") || strstr(s->recv, "model") || strstr(s->recv, "loss")))
             return false;
@@ -409,6 +430,15 @@ void val_graph_drive(ValGraph *g, uint32_t file, uint32_t line, uint32_t loop_li
     }
     uint32_t n_callers = 0;
     uint32_t si = t ? drive__search(g, file, t, true, down, &n_callers) : IR_NONE;
+    if (si == IR_NONE && t) {
+        /* a generic fit(module, loader) in a file that never imports the module's class */
+        g->loose = true;
+        for (uint32_t k = 0; k <= g->n_funcs; k++) down[k] = IR_NONE;
+        si = drive__search(g, file, t, true, down, NULL);
+        g->loose = si != IR_NONE; /* kept while the path is walked, below */
+        if (si == IR_NONE)
+            for (uint32_t k = 0; k <= g->n_funcs; k++) down[k] = IR_NONE;
+    }
     if (si != IR_NONE) {
         const Site *s = &g->sites.items[si];
         const IrFunc *L = drive__fn(g, s->file, s->func);
@@ -459,6 +489,7 @@ void val_graph_drive(ValGraph *g, uint32_t file, uint32_t line, uint32_t loop_li
         }
         for (uint32_t k = 0; k <= g->n_funcs; k++) down[k] = IR_NONE;
         drive__entry(g, g->files[s->file].base + s->func, a, out, down);
+        g->loose = false;
         gl_free(down);
         return;
     }
@@ -506,16 +537,22 @@ void val_graph_drive(ValGraph *g, uint32_t file, uint32_t line, uint32_t loop_li
         const Site *d = &g->sites.items[down[k]];
         if (drive__gate(g, d->file, d->func, d->op, a, &text, &gl) == GATE_FLAG) flag = text, flag_line = gl, flag_file = d->file;
     }
+    /* the call that runs it: the first caller of the flagged function */
+    const Site *first = NULL;
+    const char *name = T->name;
+    for (uint32_t si2 = strmap_get(&g->by_name, name, strlen(name)); si2 != IR_NONE && !first; si2 = g->sites.items[si2].next)
+        if (drive__matches(g, &g->sites.items[si2], file, t)) first = &g->sites.items[si2];
+    if (!first) first = s;
     const char *called = drive__qualname(g, file, t);
     if (flag)
         out->why = arena_printf(a, "'%s' runs only when a command-line flag is set (`if %s:` at %s:%u), and once: no loop "
                                    "repeats it", called, flag, g->src[flag_file].path, flag_line);
-    else if (gk == GATE_MAIN)
-        out->why = arena_printf(a, "'%s' is called once, from the `if %s:` guard (%s:%u): no loop repeats it", called, text,
-                                g->src[s->file].path, s->line);
+    else if (first->func == 0 && gk == GATE_MAIN)
+        out->why = arena_printf(a, "'%s' is called once, under the `if %s:` guard (%s:%u): no loop repeats it", called, text,
+                                g->src[first->file].path, first->line);
     else
-        out->why = arena_printf(a, "'%s' is a function called once (%s:%u), not in a loop: nothing repeats it", called,
-                                g->src[s->file].path, s->line);
+        out->why = arena_printf(a, "'%s' is called once (%s:%u, in %s), not in a loop: nothing repeats it", called,
+                                g->src[first->file].path, first->line, drive__qualname(g, first->file, first->func));
     gl_free(down);
 }
 
