@@ -58,6 +58,8 @@ const char *const val_usage_text =
     "  --report FILE.html    Write a self-contained page with the memory curves, leaky vs fixed\n"
     "  --env NAME            Pass this environment variable through (repeatable; nothing else is\n"
     "                        passed but PATH, locale, LD_LIBRARY_PATH, CUDA and virtualenv settings)\n"
+    "  --plan                Print what would run (each program, where each finding is sampled,\n"
+    "                        the call path, the fixes) and run nothing\n"
     "  --keep-temp           Keep the working copies and results (their folder is printed)\n"
     "  --no-history          Do not record the runs in .gradleak_cache/\n"
     "  --no-color            Never color the output\n"
@@ -500,6 +502,8 @@ static int cli__parse(Cli *c, int argc, char **argv, PathList *paths)
         } else if ((t = TAKE("--env"))) {
             if (t < 0) return -1;
             array_push(&c->keep_env, val);
+        } else if (!strcmp(a, "--plan")) {
+            c->plan = true;
         } else if (!strcmp(a, "--keep-temp")) {
             c->keep_temp = true;
         } else if (!strcmp(a, "--no-history")) {
@@ -666,6 +670,28 @@ static void cli__group(Cli *c)
     }
 }
 
+/* --plan: the programs, and per finding where it is sampled, the call path and its fix. */
+static void cli__plan(Cli *c, FILE *fp)
+{
+    for (uint32_t gi = 0; gi < c->groups.len; gi++) {
+        const ValGroup *g = &c->groups.items[gi];
+        fprintf(fp, "program %u: %s\n", gi + 1, g->label);
+        for (uint32_t i = 0; i < c->findings.len; i++) {
+            const ValFinding *f = &c->findings.items[i];
+            if (f->group != gi) continue;
+            const ValLoop *lp = &g->loops.items[f->loop];
+            fprintf(fp, "  %s:%u %s\n", c->files[f->file].path, f->d->span.row + 1, rule_info((RuleId)f->d->rule)->code);
+            if (lp->error) fprintf(fp, "    not run: %s\n", lp->error);
+            else if (lp->ref.is_func) fprintf(fp, "    sampled at each call of %s (%s:%u)\n", lp->drive.func, c->files[lp->file].path, lp->ref.line);
+            else fprintf(fp, "    sampled at the loop in %s:%u (%s)\n", c->files[lp->file].path, lp->ref.line, lp->drive.func ? lp->drive.func : "?");
+            if (lp->where) fprintf(fp, "    %s\n", lp->where);
+            if (lp->drive.n_path) fprintf(fp, "    call path: %s\n", val_drive_path_text(&lp->drive, c->srcs, &c->arena));
+            if (lp->drive.gate) fprintf(fp, "    runs only when a flag is set: %s\n", lp->drive.gate);
+            fprintf(fp, "    fixed run: %s\n", !lp->has_fix ? "none (a finding on the loop has no fix)" : f->fix_note ? f->fix_note : "-");
+        }
+    }
+}
+
 /* --gpus: "all" (every GPU visible: CUDA_VISIBLE_DEVICES, else what NVML counts) or a list
  * "0,2,3". CPU runs take the list as given (tests spread CPU runs the same way), or one slot. */
 static int cli__gpus(Cli *c)
@@ -774,6 +800,10 @@ int val_main(int argc, char **argv, const ValHost *host)
     if (rc) goto done;
 
     cli__group(&c);
+    if (c.plan) {
+        cli__plan(&c, stdout);
+        goto done;
+    }
     if (c.findings.len) {
         const char *tmproot = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
         StrBuf t;

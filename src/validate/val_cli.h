@@ -25,7 +25,7 @@ typedef struct Cli {
     OutFormat fmt;
     const char *report;
     Array(const char *) keep_env;
-    bool keep_temp, no_history, color, tty;
+    bool keep_temp, no_history, color, tty, plan;
     char *harness;          /* gl_free */
     char *tmp;              /* session temp folder, gl_free */
     ValNvml *nvml;

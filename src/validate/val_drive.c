@@ -182,13 +182,34 @@ static bool drive__within(const ValGraph *g, uint32_t file, uint32_t f, uint32_t
     return false;
 }
 
-/* Does file a name file b's module in an import (an op resolved to "b.x" or "pkg.b.x")? A method
- * call reaches another file's class only from a file that imports it (or from the class's file). */
+/* How many leading folders two paths share. */
+static uint32_t drive__closeness(const char *a, const char *b)
+{
+    uint32_t shared = 0;
+    for (size_t i = 0; a[i] && a[i] == b[i]; i++)
+        if (a[i] == '/') shared++;
+    return shared;
+}
+
+static bool drive__same_dir(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+    return la == lb && !memcmp(a, b, la);
+}
+
+/* Does file a import file b's module (an op resolved to "b.x" or "pkg.b.x"), b being the file of
+ * that name closest to a, as Python's search from a's folder finds it? A method call reaches
+ * another file's class only from a file that imports it (or from the class's own file). */
 static bool drive__imports(const ValGraph *g, uint32_t a, uint32_t b)
 {
     if (a == b) return true;
-    const IrModule *m = &g->files[a].m;
     const char *stem = g->files[b].stem;
+    uint32_t mine = drive__closeness(g->src[a].path, g->src[b].path);
+    for (uint32_t k = 0; k < g->n; k++)
+        if (k != b && g->files[k].ok && !strcmp(g->files[k].stem, stem) && drive__closeness(g->src[a].path, g->src[k].path) > mine)
+            return false; /* another file of that name is closer */
+    const IrModule *m = &g->files[a].m;
     size_t n = strlen(stem);
     for (uint32_t f = 0; f < m->funcs.len; f++) {
         const IrFunc *fn = m->funcs.items[f];
@@ -213,7 +234,8 @@ static bool drive__matches(const ValGraph *g, const Site *s, uint32_t fi, uint32
             return !drive__class_has(g, s->file, cc, T->name); /* inherited from a class of the run */
         }
         if (s->kind != SITE_METHOD) return false;
-        if (!g->loose && !drive__imports(g, s->file, fi)) return false;
+        /* the second try: a file of the same folder that does not import it (a generic fit(module)) */
+        if (g->loose ? !drive__same_dir(g->src[s->file].path, g->src[fi].path) : !drive__imports(g, s->file, fi)) return false;
         if (drive__in(T->name, drive_common, ARRAY_LEN(drive_common)) && s->recv &&
             (strstr(s->recv, "opt") || strstr(s->recv, "sched") || strstr(s->recv, "model") || strstr(s->recv, "loss")))
             return false;
@@ -221,7 +243,7 @@ static bool drive__matches(const ValGraph *g, const Site *s, uint32_t fi, uint32
     }
     if (T->parent == 0 || T->parent == IR_NONE) {
         if (s->kind == SITE_PLAIN) return s->file == fi;
-        if (s->kind == SITE_QUAL) return s->module && !strcmp(s->module, g->files[fi].stem);
+        if (s->kind == SITE_QUAL) return s->module && !strcmp(s->module, g->files[fi].stem) && drive__imports(g, s->file, fi);
         return false;
     }
     return s->kind == SITE_PLAIN && s->file == fi && drive__within(g, s->file, s->func, T->parent);
