@@ -14,6 +14,7 @@
 #include "cache/history.h"
 #include "engine/engine.h"
 #include "engine/fix.h"
+#include "engine/project.h"
 #include "out/out.h"
 #include "validate/val_env.h"
 #include "validate/val_fs.h"
@@ -670,6 +671,101 @@ static void cli__group(Cli *c)
     }
 }
 
+/* The files linted together as `check` lints them (engine/project.h): the run's files, then the
+ * helpers they import from files not given (for their summaries only), then the rounds that carry
+ * each file's function summaries to the files that call them. A file linted again replaces its
+ * findings. */
+typedef struct ProjCtx {
+    Cli *c;
+    const LintOptions *lo;
+    Project *p;
+    Array(const char *) paths; /* every file of the project: the run's, then the helpers found */
+    Array(char *) srcs;        /* gl_free */
+    Array(size_t) lens;
+    bool attached;             /* the rounds have begun: a lint takes the others' summaries */
+} ProjCtx;
+
+static int cli__proj_lint(ProjCtx *x, uint32_t i, LintResult *out)
+{
+    LintOptions o = *x->lo;
+    if (x->attached) project_attach(x->p, i, &o);
+    const char *src = x->srcs.items[i];
+    if (!src) return -1;
+    return engine_lint(x->paths.items[i], src, x->lens.items[i], LANG_PYTHON, &o, out) < 0 ? -1 : 0;
+}
+
+static int cli__proj_load(void *ctx, uint32_t i, const char **path, LintResult *out)
+{
+    ProjCtx *x = ctx;
+    if (i >= x->paths.len) return -1;
+    *path = x->paths.items[i];
+    return out ? cli__proj_lint(x, i, out) : 0;
+}
+
+static void cli__lint_project(Cli *c, const LintOptions *lo)
+{
+    if (!c->n_files) return;
+    ProjCtx x;
+    memset(&x, 0, sizeof x);
+    x.c = c, x.lo = lo;
+    array_init(&x.paths);
+    array_init(&x.srcs);
+    array_init(&x.lens);
+    for (uint32_t i = 0; i < c->n_files; i++) {
+        array_push(&x.paths, c->files[i].path);
+        array_push(&x.srcs, c->files[i].src);
+        array_push(&x.lens, c->files[i].len);
+    }
+    x.p = project_new(c->n_files, cli__proj_load, &x);
+    for (uint32_t i = 0; i < c->n_files; i++) project_set(x.p, i, c->files[i].path, &c->lints[i]);
+    const char **found;
+    uint32_t k;
+    for (int pass = 0; pass < PROJECT_MAX_ROUNDS && (k = project_missing(x.p, &found)) != 0; pass++) {
+        for (uint32_t j = 0; j < k; j++) {
+            size_t len = 0;
+            char *src = val_read_file(found[j], &len);
+            uint32_t idx = project_add(x.p);
+            array_push(&x.paths, found[j]);
+            array_push(&x.srcs, src);
+            array_push(&x.lens, len);
+            LintResult r;
+            if (src && cli__proj_lint(&x, idx, &r) == 0) {
+                project_set(x.p, idx, found[j], &r);
+                lint_result_free(&r);
+            }
+        }
+    }
+    x.attached = true;
+    uint32_t *which = gl_calloc(x.paths.len + 1, sizeof *which);
+    while ((k = project_next_round(x.p, which)) != 0) {
+        LintResult *again = gl_calloc(k, sizeof *again);
+        int *ok = gl_calloc(k, sizeof *ok);
+        for (uint32_t m = 0; m < k; m++) ok[m] = cli__proj_lint(&x, which[m], &again[m]) == 0;
+        /* the new summaries go to the project only when the round's lints are done */
+        for (uint32_t m = 0; m < k; m++) {
+            if (!ok[m]) continue;
+            uint32_t i = which[m];
+            project_set(x.p, i, x.paths.items[i], &again[m]);
+            if (i < c->n_files) {
+                lint_result_free(&c->lints[i]);
+                c->lints[i] = again[m];
+                c->files[i].diags = c->lints[i].diags.items;
+                c->files[i].n_diags = c->lints[i].diags.len;
+            } else {
+                lint_result_free(&again[m]);
+            }
+        }
+        gl_free(again);
+        gl_free(ok);
+    }
+    gl_free(which);
+    project_free(x.p);
+    for (uint32_t i = c->n_files; i < x.srcs.len; i++) gl_free(x.srcs.items[i]);
+    array_free(&x.paths);
+    array_free(&x.srcs);
+    array_free(&x.lens);
+}
+
 /* --plan: the programs, and per finding where it is sampled, the call path and its fix. */
 static void cli__plan(Cli *c, FILE *fp)
 {
@@ -682,8 +778,9 @@ static void cli__plan(Cli *c, FILE *fp)
             const ValLoop *lp = &g->loops.items[f->loop];
             fprintf(fp, "  %s:%u %s\n", c->files[f->file].path, f->d->span.row + 1, rule_info((RuleId)f->d->rule)->code);
             if (lp->error) fprintf(fp, "    not run: %s\n", lp->error);
-            else if (lp->ref.is_func) fprintf(fp, "    sampled at each call of %s (%s:%u)\n", lp->drive.func, c->files[lp->file].path, lp->ref.line);
-            else fprintf(fp, "    sampled at the loop in %s:%u (%s)\n", c->files[lp->file].path, lp->ref.line, lp->drive.func ? lp->drive.func : "?");
+            else if (!lp->where)
+                fprintf(fp, "    sampled at the loop in %s:%u (%s)\n", c->files[lp->file].path, lp->ref.line,
+                        lp->drive.func ? lp->drive.func : "?");
             if (lp->where) fprintf(fp, "    %s\n", lp->where);
             if (lp->drive.n_path) fprintf(fp, "    call path: %s\n", val_drive_path_text(&lp->drive, c->srcs, &c->arena));
             if (lp->drive.gate) fprintf(fp, "    runs only when a flag is set: %s\n", lp->drive.gate);
@@ -798,6 +895,7 @@ int val_main(int argc, char **argv, const ValHost *host)
     }
     gl_free(names);
     if (rc) goto done;
+    cli__lint_project(&c, &lo);
 
     cli__group(&c);
     if (c.plan) {
