@@ -82,7 +82,7 @@ want_plan cli-flag "'Lit.training_step' runs only when a command-line flag is se
 # findings through another file's summary, as `check` finds them (the helper read from disk)
 mkdir -p "$T/xfile"
 printf 'import torch\n\n\ndef compute_loss(model, x):\n    return model(x).sum()\n' >"$T/xfile/helpers.py"
-printf 'import torch\nfrom helpers import compute_loss\n\n\ndef evaluate(model, batches):\n    total = 0\n    for x in batches:\n        total += compute_loss(model, x)\n    return total\n' >"$T/xfile/main.py"
+printf 'import torch\nfrom helpers import compute_loss\n\n\ndef evaluate(model, batches):\n    total = 0\n    for x in batches:\n        total += compute_loss(model, x)\n    return total\n\n\nif __name__ == "__main__":\n    print(evaluate(torch.nn.Linear(4, 4), [torch.zeros(4)] * 50))\n' >"$T/xfile/main.py"
 gl validate --plan "$T/xfile/main.py"
 plan=$(cat "$T/out")
 want_plan cross-file-summary "$T/xfile/main.py:8 GL101"
