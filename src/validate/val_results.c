@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "base/strbuf.h"
 #include "validate/val_fs.h"
 #include "engine/rules.h"
@@ -21,6 +22,10 @@ static const struct {
 ValMeasure val_rule_measure(int rule)
 {
     const RuleInfo *ri = rule >= 0 && rule < RULE_COUNT ? rule_info((RuleId)rule) : NULL;
+    /* tests: measure these codes by their peak (tests/validate runs the peak path on a slope rule
+     * until a peak-class rule exists) */
+    const char *peak = getenv("GRADLEAK_VALIDATE_PEAK");
+    if (ri && peak && strstr(peak, ri->code)) return VAL_MEASURE_PEAK;
     for (size_t i = 0; ri && i < ARRAY_LEN(res_rules); i++)
         if (!strcmp(res_rules[i].code, ri->code)) return res_rules[i].measure;
     return VAL_MEASURE_NONE;

@@ -231,6 +231,18 @@ if [ $RC = 1 ] && grep -q 'fix incomplete' "$T/out" && grep -q 'fixed run still 
     ok validate/fix-incomplete
 else fail validate/fix-incomplete "rc=$RC $(cat "$T/out")"; fi
 
+# a peak-class measure (GL108's, run here on GL101 through the test hook): leaky vs fixed peak
+GRADLEAK_VALIDATE_PEAK=GL101 "$GRADLEAK" validate --no-history --python "$PY" --device cpu --iterations 10 \
+    --output-format json fixtures/run/gl101_val_loss.py >"$T/out" 2>"$T/err"; RC=$?
+pk=$("$PY" -c "
+import json
+r = json.load(open('$T/out'))[0]
+print(r['measure'], r['verdict'], r['leaky']['peakBytes'] > 1e6 and r['fixed']['peakBytes'] < r['leaky']['peakBytes'] / 2)" 2>&1)
+if [ $RC = 1 ] && [ "$pk" = "peak confirmed True" ]; then ok validate/peak-measure; else fail validate/peak-measure "rc=$RC $pk"; fi
+GRADLEAK_VALIDATE_PEAK=GL101 "$GRADLEAK" validate --no-history --python "$PY" --device cpu --iterations 10 \
+    fixtures/run/gl101_val_loss.py >"$T/out" 2>"$T/err"
+if grep -q 'peak [0-9.]* [KM]B *peak [0-9.]* [KMB]' "$T/out"; then ok validate/peak-table; else fail validate/peak-table "$(cat "$T/out")"; fi
+
 # runs spread over a (fake) list of two GPUs: the same verdicts as one at a time, each run on its slot
 set -- fixtures/run/gl101_val_loss.py fixtures/run/gl102_collect_outputs.py fixtures/run/sampling_function.py fixtures/run/two_in_one_loop.py
 gl validate --no-history --python "$PY" --device cpu --iterations 10 --output-format json "$@"
