@@ -152,7 +152,6 @@ static json_t *out__evidence(Cli *c, const ValFinding *f)
             json_object_set_new(split, "rest", json_real(round(GL_MAX(0.0, r->sb.wall_s - st - wu - sa) * 1000) / 1000));
             json_object_set_new(run, "time", split);
         }
-        json_object_set_new(run, "sharedStart", json_false());
         if (r->gpu) json_object_set_new(run, "gpu", json_string(r->gpu));
         json_object_set_new(run, "exitCode", json_integer(r->sb.exit_code));
         if (r->nvml) json_object_set_new(run, "nvmlPeakBytes", json_integer(r->nvml_peak));
@@ -161,6 +160,12 @@ static json_t *out__evidence(Cli *c, const ValFinding *f)
     if (g->run[VAL_LEAKY].device) json_object_set_new(o, "device", json_string(g->run[VAL_LEAKY].device));
     if (g->run[VAL_LEAKY].torch_version) json_object_set_new(o, "torchVersion", json_string(g->run[VAL_LEAKY].torch_version));
     json_object_set_new(o, "seconds", json_real(round(f->seconds * 100) / 100));
+    json_object_set_new(o, "sharedStart", json_false());
+    json_object_set_new(o, "sharedStartWhyNot",
+                        json_string("one interpreter cannot be reset between the leaky and the fixed variant (module "
+                                    "globals, model weights, optimizer and RNG state, the CUDA context and allocator "
+                                    "carry over; a fork after `import torch` would import torch before the program "
+                                    "does), and the fixed run starts only when the leaky one grew"));
     return o;
 }
 

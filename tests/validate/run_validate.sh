@@ -231,6 +231,14 @@ if [ $RC = 1 ] && grep -q 'fix incomplete' "$T/out" && grep -q 'fixed run still 
     ok validate/fix-incomplete
 else fail validate/fix-incomplete "rc=$RC $(cat "$T/out")"; fi
 
+# progress on a terminal: finding k of n, leaky/fixed, iteration i of N (script(1) gives it a tty)
+if command -v script >/dev/null 2>&1; then
+    script -qfc "$GRADLEAK validate --no-history --python $PY --device cpu --iterations 10 fixtures/run/gl102_collect_outputs.py" \
+        "$T/tty" >/dev/null 2>&1 </dev/null
+    if tr '\r' '\n' <"$T/tty" | grep -aq 'finding 1 of 1: leaky run, iteration [0-9]* of 10' &&
+        tr '\r' '\n' <"$T/tty" | grep -aq 'finding 1 of 1: fixed run, iteration'; then ok validate/progress-tty
+    else fail validate/progress-tty "$(tr '\r' '\n' <"$T/tty" | tail -3)"; fi
+fi
 # a peak-class measure (GL108's, run here on GL101 through the test hook): leaky vs fixed peak
 GRADLEAK_VALIDATE_PEAK=GL101 "$GRADLEAK" validate --no-history --python "$PY" --device cpu --iterations 10 \
     --output-format json fixtures/run/gl101_val_loss.py >"$T/out" 2>"$T/err"; RC=$?
