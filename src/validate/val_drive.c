@@ -38,7 +38,10 @@ struct ValGraph {
     Array(Site) sites;
     StrMap by_name; /* name -> first site (keys live in the files' arenas) */
     bool loose;     /* method calls reach classes of files the caller does not import (second try) */
+    uint8_t *imports; /* [a * n + b]: 0 not asked yet, 1 no, 2 yes (runs of up to DRIVE_CACHE_FILES files) */
 };
+
+#define DRIVE_CACHE_FILES 2048
 
 /* Hooks a framework calls once per batch or step (Lightning, Hugging Face Trainer, callbacks). */
 static const char *const drive_hooks[] = {
@@ -112,6 +115,7 @@ ValGraph *val_graph_new(const ValSrc *files, uint32_t n)
     ValGraph *g = gl_calloc(1, sizeof *g);
     g->src = files, g->n = n;
     g->files = gl_calloc(n + 1, sizeof *g->files);
+    if (n <= DRIVE_CACHE_FILES) g->imports = gl_calloc((size_t)n * n + 1, 1);
     array_init(&g->sites);
     strmap_init(&g->by_name);
     for (uint32_t i = 0; i < n; i++) {
@@ -145,6 +149,7 @@ void val_graph_free(ValGraph *g)
     }
     strmap_free(&g->by_name);
     array_free(&g->sites);
+    gl_free(g->imports);
     gl_free(g->files);
     gl_free(g);
 }
@@ -201,9 +206,19 @@ static bool drive__same_dir(const char *a, const char *b)
 /* Does file a import file b's module (an op resolved to "b.x" or "pkg.b.x"), b being the file of
  * that name closest to a, as Python's search from a's folder finds it? A method call reaches
  * another file's class only from a file that imports it (or from the class's own file). */
+static bool drive__imports_scan(const ValGraph *g, uint32_t a, uint32_t b);
+
 static bool drive__imports(const ValGraph *g, uint32_t a, uint32_t b)
 {
     if (a == b) return true;
+    if (!g->imports) return drive__imports_scan(g, a, b);
+    uint8_t *at = &g->imports[(size_t)a * g->n + b];
+    if (!*at) *at = drive__imports_scan(g, a, b) ? 2 : 1;
+    return *at == 2;
+}
+
+static bool drive__imports_scan(const ValGraph *g, uint32_t a, uint32_t b)
+{
     const char *stem = g->files[b].stem;
     uint32_t mine = drive__closeness(g->src[a].path, g->src[b].path);
     for (uint32_t k = 0; k < g->n; k++)
@@ -440,6 +455,11 @@ void val_graph_drive(ValGraph *g, uint32_t file, uint32_t line, uint32_t loop_li
     }
     const IrFunc *T = m->funcs.items[t];
     uint32_t tl = ir_op_loop(T, op);
+    if (T->is_lambda && tl == IR_NONE) {
+        out->why = "the flagged line is in a lambda: no loop or call of it can be sampled";
+        gl_free(down);
+        return;
+    }
     if (tl != IR_NONE) { /* the flagged line is in a loop of its own function */
         out->kind = VAL_DRIVE_LOOP;
         out->ref.func = t, out->ref.loop = tl, out->ref.is_while = T->loops.items[tl].is_while;
