@@ -100,4 +100,7 @@ if [ "${ngpu:-0}" -ge 2 ]; then
 else
     echo "(one GPU: the 2-GPU spread was not run)"
 fi
+for f in "$OUT"/*.wall; do
+    [ "$(cut -d' ' -f1 "$f")" = 2 ] && { echo "$(basename "$f" .wall): gradleak exited 2 (see $OUT/$(basename "$f" .wall).err)"; status=1; }
+done
 exit $status
