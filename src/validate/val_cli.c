@@ -1,5 +1,6 @@
-/* `gradleak validate`: options, linting, grouping findings into programs, the leaky and fixed runs,
- * verdicts, and the table / JSON / SARIF output (the HTML report is val_report.c). */
+/* `gradleak validate`: options, linting, finding what drives each flagged line (val_drive.c),
+ * grouping findings into programs, and the verdicts. The runs are val_exec.c's, the output
+ * val_output.c's and the HTML report val_report.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -13,10 +14,13 @@
 #include "cache/history.h"
 #include "engine/engine.h"
 #include "engine/fix.h"
+#include "engine/project.h"
 #include "out/out.h"
 #include "validate/val_env.h"
 #include "validate/val_fs.h"
 #include "validate/val_nvml.h"
+#include "validate/val_cli.h"
+#include "validate/val_drive.h"
 #include "validate/val_run.h"
 #include "validate/validate.h"
 
@@ -28,16 +32,22 @@ const char *const val_usage_text =
     "Usage: gradleak validate [PATHS...] [options]\n"
     "\n"
     "Lints PATHS (default: .), then runs the program once with every growth finding's loop\n"
-    "(GL101-GL105) instrumented and once with the findings' fixes applied, and reports whether the\n"
-    "memory growth is real. This RUNS YOUR CODE, in a sandbox: its own process group and PID\n"
-    "namespace, no network, a scrubbed environment, a temporary copy of the project, CPU,\n"
-    "file-size and memory limits, and a wall-clock kill of everything it started.\n"
+    "instrumented and once with the findings' fixes applied, and reports whether the memory growth\n"
+    "is real. A finding inside a function or method is sampled at the loop that drives it: the\n"
+    "nearest loop, in any file of the run, whose iteration reaches the function through calls;\n"
+    "with no such loop (a framework calls it), at each call of the function. This RUNS YOUR CODE,\n"
+    "in a sandbox: its own process group and PID namespace, no network, a scrubbed environment, a\n"
+    "temporary copy of the project, CPU, file-size and memory limits, and a wall-clock kill of\n"
+    "everything it started.\n"
     "\n"
     "Options:\n"
     "  --cmd \"COMMAND\"       Run this instead of `python FILE` for each flagged file, e.g.\n"
     "                        --cmd \"python train.py --epochs 1\" (from the current folder, which is\n"
     "                        copied); all findings are then measured in one run per variant\n"
     "  --device DEV          auto (default), cuda or cpu (cpu hides the GPUs from the program)\n"
+    "  --gpus all|0,2,3      Spread the runs over these GPUs, one run per GPU at a time, each run\n"
+    "                        seeing only its GPU (default: all visible; with --device cpu the list\n"
+    "                        only sets how many CPU runs go at once)\n"
     "  --iterations N        Samples per loop before it is left (default 30, at least 8)\n"
     "  --timeout S           Wall-clock limit per run in seconds (default 60)\n"
     "  --python PATH         Interpreter (default: python3 on PATH)\n"
@@ -49,41 +59,17 @@ const char *const val_usage_text =
     "  --report FILE.html    Write a self-contained page with the memory curves, leaky vs fixed\n"
     "  --env NAME            Pass this environment variable through (repeatable; nothing else is\n"
     "                        passed but PATH, locale, LD_LIBRARY_PATH, CUDA and virtualenv settings)\n"
+    "  --plan                Print what would run (each program, where each finding is sampled,\n"
+    "                        the call path, the fixes) and run nothing\n"
     "  --keep-temp           Keep the working copies and results (their folder is printed)\n"
     "  --no-history          Do not record the runs in .gradleak_cache/\n"
     "  --no-color            Never color the output\n"
     "\n"
     "Verdicts: confirmed (grows >= 4 KB/iteration with r2 >= 0.9 and the fixed run is flat),\n"
-    "not reproduced (flat), inconclusive: <why> (never reached, crashed, timed out, no torch...).\n"
+    "fix incomplete (the fixed run still grows), fix crashed (the fix made the program crash),\n"
+    "not reproduced (flat), inconclusive: <why> (never reached, driven by a framework without\n"
+    "--cmd, crashed, timed out, no torch...).\n"
     "Exit status: 0, 1 per --fail-on, 2 usage or internal error.\n";
-
-typedef enum FailOn { FAIL_CONFIRMED, FAIL_FINDING, FAIL_NEVER } FailOn;
-
-typedef struct Cli {
-    Arena arena;
-    const char *cmd;
-    const char *python;
-    const char *device;     /* auto, cuda, cpu */
-    uint32_t iterations;
-    double timeout;
-    uint64_t mem_cap;
-    RuleSet select;
-    FailOn fail_on;
-    OutFormat fmt;
-    const char *report;
-    Array(const char *) keep_env;
-    bool keep_temp, no_history, color, tty;
-    char *harness;          /* gl_free */
-    char *tmp;              /* session temp folder, gl_free */
-    ValNvml *nvml;
-    bool cuda;              /* runs get the GPUs */
-    ValFile *files;
-    LintResult *lints;
-    uint32_t n_files;
-    Array(ValGroup) groups;
-    Array(ValFinding) findings;
-    uint32_t progress_done, progress_total;
-} Cli;
 
 static void cli__die_usage(const char *msg, const char *arg)
 {
@@ -92,11 +78,7 @@ static void cli__die_usage(const char *msg, const char *arg)
     fprintf(stderr, "\nRun 'gradleak validate --help' for usage.\n");
 }
 
-static bool cli__is_growth_rule(int rule)
-{
-    const char *code = rule_info((RuleId)rule)->code;
-    return !strncmp(code, "GL10", 4) && code[4] >= '1' && code[4] <= '5' && !code[5];
-}
+static bool cli__is_growth_rule(int rule) { return val_rule_measure(rule) != VAL_MEASURE_NONE; }
 
 static bool cli__parse_codes(const char *list, RuleSet *set)
 {
@@ -110,7 +92,7 @@ static bool cli__parse_codes(const char *list, RuleSet *set)
                 set->on[i] = 1, any = true;
         }
         if (!any) {
-            fprintf(stderr, "gradleak: error: --select: '%s' is not a growth rule (validate runs GL101-GL105)\n", tok);
+            fprintf(stderr, "gradleak: error: --select: '%s' is not a growth rule (validate runs %s)\n", tok, val_rule_codes());
             ok = false;
         }
     }
@@ -231,224 +213,6 @@ static char **cli__harness_argv(Cli *c, char **words, uint32_t n)
     return v;
 }
 
-/* ---- running one variant of one program ---- */
-
-typedef struct PollCtx {
-    Cli *c;
-    ValGroup *g;
-    ValRunOut *r;
-    const char *results;
-    const char *variant;
-    off_t off;
-    uint32_t samples;
-    int64_t nvml_base;
-    bool nvml_per_process;
-    double last_draw;
-} PollCtx;
-
-static int64_t cli__rss(pid_t pid)
-{
-    char p[64];
-    snprintf(p, sizeof p, "/proc/%ld/statm", (long)pid);
-    FILE *f = fopen(p, "r");
-    if (!f) return -1;
-    long size = 0, res = 0;
-    int n = fscanf(f, "%ld %ld", &size, &res);
-    fclose(f);
-    return n == 2 ? (int64_t)res * sysconf(_SC_PAGESIZE) : -1;
-}
-
-static bool cli__poll(void *ctx, pid_t pid, double elapsed)
-{
-    PollCtx *p = ctx;
-    Cli *c = p->c;
-    bool stop = false;
-    if (c->nvml && pid > 0) {
-        int64_t b = val_nvml_process_bytes(c->nvml, pid);
-        if (b >= 0) p->nvml_per_process = true;
-        else if (!p->nvml_per_process) {
-            int64_t u = val_nvml_used_bytes(c->nvml);
-            b = u >= 0 ? u - p->nvml_base : -1;
-        }
-        if (b >= 0) {
-            p->r->nvml = true;
-            if (b > p->r->nvml_peak) p->r->nvml_peak = b;
-            if ((uint64_t)b > c->mem_cap) stop = true;
-        }
-    }
-    if (pid > 0) {
-        int64_t rss = cli__rss(pid);
-        if (rss > 0 && (uint64_t)rss > c->mem_cap) stop = true;
-    }
-    if (c->tty) {
-        int fd = open(p->results, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            char buf[8192];
-            ssize_t n;
-            if (lseek(fd, p->off, SEEK_SET) == p->off)
-                while ((n = read(fd, buf, sizeof buf)) > 0) {
-                    p->off += n;
-                    for (ssize_t i = 0; i + 4 < n; i++) p->samples += !memcmp(buf + i, "{\"k\":", 5);
-                }
-            close(fd);
-        }
-        if (elapsed - p->last_draw >= 0.2) {
-            p->last_draw = elapsed;
-            fprintf(stderr, "\r\033[K[%u/%u] %s: %s run, %u samples of %u, %.0f s", c->progress_done + 1,
-                    c->progress_total, p->g->label, p->variant, p->samples, c->iterations * p->g->loops.len, elapsed);
-            fflush(stderr);
-        }
-    }
-    return stop;
-}
-
-/* realpath of path; NULL when it does not exist. arena copy. */
-static const char *cli__real(Arena *a, const char *path)
-{
-    char *r = realpath(path, NULL);
-    if (!r) return NULL;
-    const char *out = arena_strdup(a, r);
-    free(r);
-    return out;
-}
-
-/* path relative to root when it lies under root, else NULL */
-static const char *cli__under(const char *root, const char *path)
-{
-    size_t n = strlen(root);
-    if (!strncmp(root, path, n) && path[n] == '/') return path + n + 1;
-    if (!strcmp(root, "/")) return path + 1;
-    return NULL;
-}
-
-static void cli__run_variant(Cli *c, ValGroup *g, uint32_t gi, ValVariant v)
-{
-    ValRunOut *r = &g->run[v];
-    Arena *a = &c->arena;
-    r->attempted = true;
-    r->loops = ARENA_NEW_N(a, ValSeries, g->loops.len ? g->loops.len : 1);
-    const char *vname = v == VAL_LEAKY ? "leaky" : "fixed";
-    const char *dir = arena_printf(a, "%s/g%u-%s", c->tmp, gi, vname);
-    const char *work = arena_printf(a, "%s/work", dir);
-    const char *gl = arena_printf(a, "%s/gl", dir);
-    const char *home = arena_printf(a, "%s/home", dir);
-    const char *tmpd = arena_printf(a, "%s/tmp", dir);
-    const char *results = arena_printf(a, "%s/results.jsonl", gl);
-    const char *specp = arena_printf(a, "%s/spec.json", gl);
-    if (mkdir(dir, 0700) != 0 || mkdir(gl, 0700) != 0 || mkdir(home, 0700) != 0 || mkdir(tmpd, 0700) != 0) {
-        r->error = arena_printf(a, "cannot create %s: %s", dir, strerror(errno));
-        return;
-    }
-    char *why = NULL;
-    if (val_copy_tree(g->root, work, 512ull << 20, &why) != 0) {
-        r->error = arena_strdup(a, why);
-        gl_free(why);
-        return;
-    }
-    const char *root_real = cli__real(a, g->root);
-    const char *work_real = cli__real(a, work);
-    json_t *files = json_object();
-    for (uint32_t fi = 0; fi < g->files.len && !r->error; fi++) {
-        uint32_t f = g->files.items[fi];
-        ValFile *vf = &c->files[f];
-        const char *src = vf->src;
-        size_t len = vf->len;
-        StrBuf fixed;
-        sb_init(&fixed);
-        if (v == VAL_FIXED) {
-            /* A loop's fixes go in together, and only when every finding on it has one: fixing half
-             * (dropping retain_graph=True but not detaching the carried state) breaks the program. */
-            const Fix **fx = gl_calloc(c->findings.len + 1, sizeof *fx);
-            uint32_t nfx = 0;
-            for (uint32_t k = 0; k < c->findings.len; k++) {
-                const ValFinding *fd = &c->findings.items[k];
-                if (fd->group == gi && fd->file == f && fd->d->fix && g->loops.items[fd->loop].has_fix)
-                    fx[nfx++] = fd->d->fix;
-            }
-            sb_append(&fixed, "", 0);
-            fix_apply(vf->src, vf->len, fx, nfx, &fixed);
-            gl_free(fx);
-            src = fixed.data, len = fixed.len;
-        }
-        ValLoopRef *refs = gl_calloc(g->loops.len + 1, sizeof *refs);
-        uint32_t *ks = gl_calloc(g->loops.len + 1, sizeof *ks);
-        uint32_t nr = 0;
-        for (uint32_t l = 0; l < g->loops.len; l++) {
-            ValLoop *lp = &g->loops.items[l];
-            if (lp->file != f || lp->error) continue;
-            refs[nr] = lp->ref, ks[nr] = lp->k, nr++;
-        }
-        StrBuf ins;
-        sb_init(&ins);
-        const char *iwhy = NULL;
-        if (val_instrument(vf->path, src, len, refs, ks, nr, &ins, &iwhy) != 0) {
-            r->error = arena_printf(a, "%s: cannot instrument the %s source: %s", vf->path, vname, iwhy);
-        } else {
-            const char *served = arena_printf(a, "%s/src%u.py", gl, fi);
-            if (val_write_file(served, ins.data ? ins.data : "", ins.len) != 0)
-                r->error = arena_printf(a, "cannot write %s: %s", served, strerror(errno));
-            const char *real = cli__real(a, vf->path);
-            const char *rel = real && root_real ? cli__under(root_real, real) : NULL;
-            if (rel && work_real) json_object_set_new(files, arena_printf(a, "%s/%s", work_real, rel), json_string(served));
-            if (real) json_object_set_new(files, real, json_string(served));
-        }
-        sb_free(&ins);
-        sb_free(&fixed);
-        gl_free(refs);
-        gl_free(ks);
-    }
-    if (r->error) {
-        json_decref(files);
-        return;
-    }
-    json_t *spec = json_object();
-    json_object_set_new(spec, "results", json_string(results));
-    json_object_set_new(spec, "iterations", json_integer(c->iterations));
-    json_object_set_new(spec, "budget_s", json_real(c->timeout > 4 ? c->timeout - 2.5 : c->timeout * 0.6));
-    json_object_set_new(spec, "max_growth", json_integer((json_int_t)c->mem_cap));
-    json_object_set_new(spec, "files", files);
-    json_t *loops = json_array();
-    for (uint32_t l = 0; l < g->loops.len; l++)
-        if (!g->loops.items[l].error) json_array_append_new(loops, json_integer(g->loops.items[l].k));
-    json_object_set_new(spec, "loops", loops);
-    char *spec_text = json_dumps(spec, JSON_INDENT(1));
-    json_decref(spec);
-    int wrc = spec_text ? val_write_file(specp, spec_text, strlen(spec_text)) : -1;
-    free(spec_text);
-    if (wrc != 0) {
-        r->error = arena_printf(a, "cannot write %s", specp);
-        return;
-    }
-    ValEnvOpts eo = {home, tmpd, c->harness, specp, c->cuda, c->keep_env.items, c->keep_env.len};
-    char **env = val_env_build(&eo);
-    ValSandboxOpts so;
-    memset(&so, 0, sizeof so);
-    so.argv = g->argv;
-    so.envp = env;
-    so.cwd = work;
-    so.timeout_s = c->timeout;
-    PollCtx pc;
-    memset(&pc, 0, sizeof pc);
-    pc.c = c, pc.g = g, pc.r = r, pc.results = results, pc.variant = vname;
-    if (c->nvml) {
-        int64_t u = val_nvml_used_bytes(c->nvml);
-        pc.nvml_base = u > 0 ? u : 0;
-        r->nvml_base = 0;
-    }
-    so.poll = cli__poll;
-    so.poll_ctx = &pc;
-    char *swhy = NULL;
-    if (val_sandbox_run(&so, &r->sb, &swhy) != 0) {
-        r->error = arena_strdup(a, swhy);
-        gl_free(swhy);
-    } else {
-        val_results_read(results, a, r, g->loops.len);
-    }
-    val_env_free(env);
-    if (c->tty) fprintf(stderr, "\r\033[K");
-    if (!c->keep_temp) val_remove_tree(work);
-}
-
 /* ---- verdicts ---- */
 
 static const char *cli__last_line(Arena *a, const char *text)
@@ -480,6 +244,71 @@ static const char *cli__run_trouble(Arena *a, const ValRunOut *r)
     return NULL;
 }
 
+/* The last lines of a traceback (the fixed run's crash), joined with " | ". */
+static const char *cli__last_lines(Arena *a, const char *text, int lines)
+{
+    if (!text) return "";
+    size_t n = strlen(text);
+    while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' ')) n--;
+    size_t s = n;
+    for (int k = 0; k < lines && s; k++) {
+        if (k) s--;
+        while (s && text[s - 1] != '\n') s--;
+    }
+    StrBuf sb;
+    sb_init(&sb);
+    for (size_t i = s; i < n; i++) {
+        if (text[i] == '\n') sb_puts(&sb, " | ");
+        else if (text[i] != '\r') sb_putc(&sb, text[i]);
+    }
+    const char *out = arena_strndup(a, sb.data ? sb.data : "", sb.len > 600 ? 600 : sb.len);
+    sb_free(&sb);
+    return out;
+}
+
+/* Why a loop the program should reach was never reached, from what the call graph knows. */
+static const char *cli__never_reached(Cli *c, const ValLoop *lp)
+{
+    Arena *a = &c->arena;
+    const char *where = arena_printf(a, "%s:%u", c->files[lp->file].path, lp->ref.line);
+    if (lp->drive.gate)
+        return arena_printf(a, "never reached: the %s at %s runs only when a command-line flag is set (%s); give --cmd "
+                               "with that flag", lp->ref.is_func ? "function" : "loop", where, lp->drive.gate);
+    if (lp->drive.guard && c->cmd && lp->drive.entry != UINT32_MAX)
+        return arena_printf(a, "never reached: the %s at %s is reached from `%s` of %s, which runs only when that file is "
+                               "the script; give --cmd \"python %s\"", lp->ref.is_func ? "function" : "loop", where,
+                            lp->drive.guard, c->files[lp->drive.entry].path, c->files[lp->drive.entry].path);
+    if (lp->ref.is_func)
+        return arena_printf(a, "'%s' was never called (%s); run the program that calls it with --cmd \"python ...\"",
+                            lp->drive.func ? lp->drive.func : "the function", lp->drive.why ? lp->drive.why : "no loop calls it");
+    return "loop never reached (run the program that calls it with --cmd \"python ...\")";
+}
+
+/* The peak-class verdict (VAL_MEASURE_PEAK): the leaky run holds more at once than the fixed one. */
+static void cli__verdict_peak(Cli *c, ValFinding *f, const ValSeries *ls, const ValSeries *fs, bool fixed_ok)
+{
+    Arena *a = &c->arena;
+    for (uint32_t i = 0; i < ls->peak.len; i++) f->peak[VAL_LEAKY] = GL_MAX(f->peak[VAL_LEAKY], ls->peak.items[i]);
+    for (uint32_t i = 0; fs && i < fs->peak.len; i++) f->peak[VAL_FIXED] = GL_MAX(f->peak[VAL_FIXED], fs->peak.items[i]);
+    f->metric = c->groups.items[f->group].run[VAL_LEAKY].cuda ? "max_memory_allocated" : "most bytes saved for backward at once";
+    if (!fixed_ok) {
+        f->reason = "a peak is measured against the fixed run, which did not run to the loop";
+        return;
+    }
+    double d = f->peak[VAL_LEAKY] - f->peak[VAL_FIXED];
+    char b[32], bl[32], bf[32];
+    val_fmt_bytes(b, sizeof b, d), val_fmt_bytes(bl, sizeof bl, f->peak[VAL_LEAKY]), val_fmt_bytes(bf, sizeof bf, f->peak[VAL_FIXED]);
+    if (d >= VAL_PEAK_FLOOR_BYTES && d >= VAL_PEAK_RATIO * f->peak[VAL_FIXED]) {
+        f->verdict = VAL_CONFIRMED;
+        f->measured = "device";
+        f->class_match = true;
+        f->reason = arena_printf(a, "peak %s leaky against %s fixed: %s more held at once", bl, bf, b);
+    } else {
+        f->verdict = VAL_NOT_REPRODUCED;
+        f->reason = arena_printf(a, "peak %s leaky against %s fixed: no real difference", bl, bf);
+    }
+}
+
 static void cli__verdict(Cli *c, ValFinding *f)
 {
     Arena *a = &c->arena;
@@ -492,7 +321,7 @@ static void cli__verdict(Cli *c, ValFinding *f)
     f->nvml_growth = g->run[VAL_LEAKY].nvml ? g->run[VAL_LEAKY].nvml_peak : -1;
     f->verdict = VAL_INCONCLUSIVE;
     if (lp->error) {
-        f->reason = arena_printf(a, "cannot instrument the loop: %s", lp->error);
+        f->reason = lp->static_error ? lp->error : arena_printf(a, "cannot instrument the loop: %s", lp->error);
         return;
     }
     const ValRunOut *L = &g->run[VAL_LEAKY];
@@ -500,20 +329,25 @@ static void cli__verdict(Cli *c, ValFinding *f)
     uint32_t n = ls ? ls->t.len : 0;
     const char *trouble = cli__run_trouble(a, L);
     if (n == 0) {
-        if (trouble) f->reason = trouble;
-        else if (!L->torch_seen && L->harness_started)
-            f->reason = "loop never reached (run the program that calls it with --cmd \"python ...\")";
-        else f->reason = "loop never reached (run the program that calls it with --cmd \"python ...\")";
+        f->reason = trouble ? trouble : cli__never_reached(c, lp);
         return;
     }
     if (n < need) {
+        const char *what = lp->ref.is_func ? "the function was called" : "the loop ran";
         f->reason = trouble ? arena_printf(a, "%s after %u iterations of the loop", trouble, n)
-                            : arena_printf(a, "the loop ran only %u iterations (need %u; raise the data size or --cmd arguments)", n, need);
+                            : arena_printf(a, "%s only %u times (need %u; raise the data size or --cmd arguments)", what, n, need);
         return;
     }
     if (!strcmp(c->device, "cuda") && L->torch_seen && !L->cuda) {
         f->reason = arena_printf(a, "--device cuda, but torch in the sandbox saw no GPU (the run fell back to CPU): %s",
                                  cli__last_line(a, L->sb.err_tail));
+        return;
+    }
+    const ValRunOut *F = &g->run[VAL_FIXED];
+    const ValSeries *fs = F->loops ? &F->loops[lp->k] : NULL;
+    uint32_t fn = fs ? fs->t.len : 0;
+    if (f->measure == VAL_MEASURE_PEAK) {
+        cli__verdict_peak(c, f, ls, fs, lp->has_fix && fn >= need);
         return;
     }
     const DoubleList *y = val_primary(L, ls, &f->metric);
@@ -522,13 +356,20 @@ static void cli__verdict(Cli *c, ValFinding *f)
     f->host_fit = val_fit(have_heap ? &ls->heap : &ls->rss, warm);
     ValFit *lf = &f->fit[VAL_LEAKY];
     bool grows = lf->slope >= VAL_FLOOR_BYTES && lf->r2 >= VAL_MIN_R2;
+    bool host_grows = f->host_fit.slope >= VAL_HOST_FLOOR_BYTES && f->host_fit.r2 >= VAL_MIN_R2;
     if (grows) f->measured = "device";
-    else if (f->host_fit.slope >= VAL_HOST_FLOOR_BYTES && f->host_fit.r2 >= VAL_MIN_R2) f->measured = "host";
+    else if (host_grows) f->measured = "host";
     f->class_match = !strcmp(pred, f->measured) || (!strcmp(pred, "host") && !strcmp(f->measured, "none"));
-    if (lf->slope < VAL_FLOOR_BYTES) {
+    /* a host-class prediction (the graph's nodes kept after backward) is measured on the C heap */
+    bool host_path = !grows && host_grows && !strcmp(pred, "host");
+    double floor = host_path ? VAL_HOST_FLOOR_BYTES : VAL_FLOOR_BYTES;
+    if (host_path) {
+        *lf = f->host_fit;
+        f->metric = have_heap ? "C heap in use" : "resident set";
+    }
+    if (lf->slope < floor) {
         f->verdict = VAL_NOT_REPRODUCED;
-        if (!strcmp(pred, "host"))
-            f->reason = "predicted host-only growth: no device growth measured, as predicted";
+        if (!strcmp(pred, "host")) f->reason = "predicted host-only growth: no growth measured";
         return;
     }
     if (lf->r2 < VAL_MIN_R2) {
@@ -539,184 +380,46 @@ static void cli__verdict(Cli *c, ValFinding *f)
     }
     if (!lp->has_fix) {
         f->verdict = VAL_CONFIRMED;
-        f->reason = f->d->fix ? "the other finding on this loop has no automatic fix, so neither was applied: leaky run only"
-                              : "no automatic fix to compare with: leaky run only";
+        f->reason = f->d->fix || f->fix_note ? "another finding on this loop has no automatic fix, so none was applied: leaky run only"
+                                             : "no automatic fix to compare with: leaky run only";
         return;
     }
-    const ValRunOut *F = &g->run[VAL_FIXED];
-    const ValSeries *fs = F->loops ? &F->loops[lp->k] : NULL;
-    uint32_t fn = fs ? fs->t.len : 0;
     if (fn < need) {
         const char *ft = cli__run_trouble(a, F);
+        if (ft && !strncmp(ft, "crashed", 7)) {
+            f->verdict = VAL_FIX_CRASHED;
+            f->reason = arena_printf(a, "the fixed run crashed because of the fix (exit %d): %s", F->sb.exit_code,
+                                     cli__last_lines(a, F->sb.err_tail, 3));
+            return;
+        }
         f->reason = arena_printf(a, "the fixed run %s", ft ? ft : fn ? "ran too few iterations" : "never reached the loop");
         if (fn >= 3) f->fit[VAL_FIXED] = val_fit(val_primary(F, fs, &(const char *){NULL}), GL_MIN(warm, fn - 2));
         return;
     }
     const char *fm = NULL;
-    f->fit[VAL_FIXED] = val_fit(val_primary(F, fs, &fm), warm);
-    if (fabs(f->fit[VAL_FIXED].slope) < VAL_FLOOR_BYTES) {
+    if (host_path) {
+        bool fh = fs->heap.len && fs->heap.items[fs->heap.len - 1] > 0;
+        f->fit[VAL_FIXED] = val_fit(fh ? &fs->heap : &fs->rss, warm);
+    } else {
+        f->fit[VAL_FIXED] = val_fit(val_primary(F, fs, &fm), warm);
+    }
+    if (fabs(f->fit[VAL_FIXED].slope) < floor || f->fit[VAL_FIXED].r2 < VAL_MIN_R2 / 2) {
         f->verdict = VAL_CONFIRMED;
+        return;
+    }
+    /* On the host the fixed run keeps what the fix stores instead (a detached scalar is a few
+     * hundred bytes of tensor object): the fix is what removes at least three quarters of it. */
+    if (host_path && f->fit[VAL_FIXED].slope < lf->slope / 4) {
+        char b[32];
+        val_fmt_bytes(b, sizeof b, f->fit[VAL_FIXED].slope);
+        f->verdict = VAL_CONFIRMED;
+        f->reason = arena_printf(a, "the fixed run grows %s/iteration on the host: the detached values it still keeps", b);
         return;
     }
     char b[32];
     val_fmt_bytes(b, sizeof b, f->fit[VAL_FIXED].slope);
-    f->reason = arena_printf(a, "the fixed run still grows (%s/iteration)", b);
-}
-
-/* ---- output ---- */
-
-static void cli__pad(FILE *fp, const char *s, int width)
-{
-    int n = (int)utf8_count(s, strlen(s));
-    fputs(s, fp);
-    for (; n < width; n++) fputc(' ', fp);
-}
-
-static void cli__table(Cli *c, FILE *fp)
-{
-    const char *dev = NULL, *torchv = NULL;
-    for (uint32_t g = 0; g < c->groups.len && !dev; g++)
-        if (c->groups.items[g].run[VAL_LEAKY].device) {
-            dev = c->groups.items[g].run[VAL_LEAKY].device;
-            torchv = c->groups.items[g].run[VAL_LEAKY].torch_version;
-        }
-    fprintf(fp, "gradleak validate: %u growth finding%s in %u program%s; device %s, torch %s, %u iterations\n\n",
-            c->findings.len, c->findings.len == 1 ? "" : "s", c->groups.len, c->groups.len == 1 ? "" : "s",
-            dev ? dev : "(none ran)", torchv ? torchv : "-", c->iterations);
-    int wf = 7;
-    for (uint32_t i = 0; i < c->findings.len; i++) {
-        const ValFinding *f = &c->findings.items[i];
-        int w = (int)strlen(c->files[f->file].path) + 12;
-        if (w > wf) wf = w;
-    }
-    fprintf(fp, "%-*s %-7s %-22s %-12s %-15s %-16s %s\n", wf, "finding", "iters", "leaky/iteration", "fixed/iter",
-            "class pred/meas", "verdict", "time");
-    uint32_t nconf = 0, nnot = 0, ninc = 0;
-    for (uint32_t i = 0; i < c->findings.len; i++) {
-        ValFinding *f = &c->findings.items[i];
-        ValGroup *g = &c->groups.items[f->group];
-        const ValLoop *lp = &g->loops.items[f->loop];
-        char where[512], iters[32], lk[64], fx[48], cls[48], b[32], t[32];
-        snprintf(where, sizeof where, "%s:%u %s", c->files[f->file].path, f->d->span.row + 1,
-                 rule_info((RuleId)f->d->rule)->code);
-        uint32_t nl = g->run[VAL_LEAKY].loops ? g->run[VAL_LEAKY].loops[lp->k].t.len : 0;
-        uint32_t nf = g->run[VAL_FIXED].loops ? g->run[VAL_FIXED].loops[lp->k].t.len : 0;
-        if (g->run[VAL_FIXED].attempted) snprintf(iters, sizeof iters, "%u/%u", nl, nf);
-        else snprintf(iters, sizeof iters, "%u/-", nl);
-        if (f->fit[VAL_LEAKY].ok) {
-            val_fmt_bytes(b, sizeof b, f->fit[VAL_LEAKY].slope);
-            snprintf(lk, sizeof lk, "%s%s (r2 %.2f)", f->fit[VAL_LEAKY].slope > 0 ? "+" : "", b, f->fit[VAL_LEAKY].r2);
-        } else snprintf(lk, sizeof lk, "-");
-        if (f->fit[VAL_FIXED].ok) {
-            val_fmt_bytes(b, sizeof b, f->fit[VAL_FIXED].slope);
-            snprintf(fx, sizeof fx, "%s%s", f->fit[VAL_FIXED].slope > 0 ? "+" : "", b);
-        } else snprintf(fx, sizeof fx, "-");
-        snprintf(cls, sizeof cls, "%s/%s%s", f->d->growth == GROWTH_HOST ? "host" : "device", f->measured,
-                 f->fit[VAL_LEAKY].ok ? (f->class_match ? "" : " (!)") : "");
-        snprintf(t, sizeof t, "%.1f s", f->seconds);
-        const char *vn = val_verdict_name(f->verdict);
-        const char *col = !c->color ? "" : f->verdict == VAL_CONFIRMED ? "\033[1;31m" : f->verdict == VAL_NOT_REPRODUCED ? "\033[32m" : "\033[33m";
-        fprintf(fp, "%-*s %-7s %-22s %-12s %-15s %s", wf, where, iters, lk, fx, cls, col);
-        cli__pad(fp, vn, 16);
-        fprintf(fp, "%s %s\n", c->color ? "\033[0m" : "", t);
-        if (f->reason) fprintf(fp, "    %s%s\n", f->verdict == VAL_INCONCLUSIVE ? "inconclusive: " : "", f->reason);
-        nconf += f->verdict == VAL_CONFIRMED;
-        nnot += f->verdict == VAL_NOT_REPRODUCED;
-        ninc += f->verdict == VAL_INCONCLUSIVE;
-    }
-    for (uint32_t g = 0; g < c->groups.len; g++) {
-        const ValRunOut *r = &c->groups.items[g].run[VAL_LEAKY];
-        if (r->sb.note) {
-            fprintf(fp, "\nnote: sandbox: %s", r->sb.note);
-            break;
-        }
-    }
-    fprintf(fp, "\n%u confirmed, %u not reproduced, %u inconclusive.\n", nconf, nnot, ninc);
-}
-
-/* The evidence of one finding as a JSON object (the json format's rows, SARIF's properties). */
-static json_t *cli__evidence(Cli *c, const ValFinding *f)
-{
-    const ValGroup *g = &c->groups.items[f->group];
-    const ValLoop *lp = &g->loops.items[f->loop];
-    json_t *o = json_object();
-    json_object_set_new(o, "verdict", json_string(val_verdict_name(f->verdict)));
-    if (f->reason) json_object_set_new(o, "reason", json_string(f->reason));
-    json_object_set_new(o, "predictedClass", json_string(f->d->growth == GROWTH_HOST ? "host" : "device"));
-    json_object_set_new(o, "measuredClass", json_string(f->measured ? f->measured : "none"));
-    json_object_set_new(o, "classMatches", json_boolean(f->class_match));
-    json_object_set_new(o, "loopLine", json_integer(lp->ref.line));
-    if (f->metric) json_object_set_new(o, "metric", json_string(f->metric));
-    for (int v = 0; v < VAL_NVARIANTS; v++) {
-        const ValRunOut *r = &g->run[v];
-        if (!r->attempted) continue;
-        json_t *run = json_object();
-        uint32_t n = r->loops ? r->loops[lp->k].t.len : 0;
-        json_object_set_new(run, "iterations", json_integer(n));
-        if (f->fit[v].ok) {
-            json_object_set_new(run, "bytesPerIteration", json_real(round(f->fit[v].slope)));
-            json_object_set_new(run, "r2", json_real(round(f->fit[v].r2 * 1000) / 1000));
-        }
-        json_object_set_new(run, "seconds", json_real(round(r->sb.wall_s * 100) / 100));
-        json_object_set_new(run, "exitCode", json_integer(r->sb.exit_code));
-        if (r->nvml) json_object_set_new(run, "nvmlPeakBytes", json_integer(r->nvml_peak));
-        json_object_set_new(o, v == VAL_LEAKY ? "leaky" : "fixed", run);
-    }
-    if (g->run[VAL_LEAKY].device) json_object_set_new(o, "device", json_string(g->run[VAL_LEAKY].device));
-    if (g->run[VAL_LEAKY].torch_version) json_object_set_new(o, "torchVersion", json_string(g->run[VAL_LEAKY].torch_version));
-    json_object_set_new(o, "seconds", json_real(round(f->seconds * 100) / 100));
-    return o;
-}
-
-static int cli__json(Cli *c, FILE *fp)
-{
-    json_t *arr = json_array();
-    for (uint32_t i = 0; i < c->findings.len; i++) {
-        const ValFinding *f = &c->findings.items[i];
-        json_t *o = cli__evidence(c, f);
-        json_object_set_new(o, "path", json_string(c->files[f->file].path));
-        json_object_set_new(o, "line", json_integer(f->d->span.row + 1));
-        json_object_set_new(o, "code", json_string(rule_info((RuleId)f->d->rule)->code));
-        json_object_set_new(o, "message", json_string(f->d->message));
-        json_array_append_new(arr, o);
-    }
-    int rc = json_dumpf(arr, fp, JSON_INDENT(2)) == 0 ? 0 : -1;
-    fputc('\n', fp);
-    json_decref(arr);
-    return rc;
-}
-
-static int cli__sarif(Cli *c, FILE *fp)
-{
-    OutFile *of = gl_calloc(c->n_files + 1, sizeof *of);
-    char ***props = gl_calloc(c->n_files + 1, sizeof *props);
-    for (uint32_t i = 0; i < c->n_files; i++) {
-        of[i].path = c->files[i].path;
-        of[i].src = c->files[i].src;
-        of[i].len = c->files[i].len;
-        of[i].diags = c->files[i].diags;
-        of[i].n_diags = c->files[i].n_diags;
-        props[i] = gl_calloc(c->files[i].n_diags + 1, sizeof(char *));
-    }
-    for (uint32_t k = 0; k < c->findings.len; k++) {
-        const ValFinding *f = &c->findings.items[k];
-        json_t *wrap = json_object();
-        json_object_set_new(wrap, "validation", cli__evidence(c, f));
-        uint32_t di = (uint32_t)(f->d - c->files[f->file].diags);
-        props[f->file][di] = json_dumps(wrap, JSON_COMPACT);
-        json_decref(wrap);
-    }
-    OutOptions oo;
-    memset(&oo, 0, sizeof oo);
-    oo.sarif_props = (const char *const *const *)props;
-    int rc = out_write(fp, OUT_SARIF, of, c->n_files, &oo);
-    for (uint32_t i = 0; i < c->n_files; i++) {
-        for (uint32_t d = 0; d < c->files[i].n_diags; d++) free(props[i][d]);
-        gl_free(props[i]);
-    }
-    gl_free(props);
-    gl_free(of);
-    return rc;
+    f->verdict = VAL_FIX_INCOMPLETE;
+    f->reason = arena_printf(a, "fixed run still grows %s%s/iter: another hazard on this loop?", f->fit[VAL_FIXED].slope > 0 ? "+" : "", b);
 }
 
 /* ---- the session ---- */
@@ -735,6 +438,9 @@ static int cli__parse(Cli *c, int argc, char **argv, PathList *paths)
         if ((t = TAKE("--cmd"))) {
             if (t < 0) return -1;
             c->cmd = val;
+        } else if ((t = TAKE("--gpus"))) {
+            if (t < 0) return -1;
+            c->gpus_arg = val;
         } else if ((t = TAKE("--device"))) {
             if (t < 0) return -1;
             if (strcmp(val, "auto") && strcmp(val, "cuda") && strcmp(val, "cpu")) {
@@ -797,6 +503,8 @@ static int cli__parse(Cli *c, int argc, char **argv, PathList *paths)
         } else if ((t = TAKE("--env"))) {
             if (t < 0) return -1;
             array_push(&c->keep_env, val);
+        } else if (!strcmp(a, "--plan")) {
+            c->plan = true;
         } else if (!strcmp(a, "--keep-temp")) {
             c->keep_temp = true;
         } else if (!strcmp(a, "--no-history")) {
@@ -818,124 +526,303 @@ static int cli__parse(Cli *c, int argc, char **argv, PathList *paths)
 
 static const char *cli__dirname(Arena *a, const char *path)
 {
-    const char *real = cli__real(a, path);
+    const char *real = val_exec_real(a, path);
     if (!real) return ".";
     const char *slash = strrchr(real, '/');
     return slash == real ? "/" : arena_strndup(a, real, (size_t)(slash - real));
 }
 
-/* Findings into programs: with --cmd one program for everything, else one per flagged file. */
+static void cli__push_file(ValGroup *g, uint32_t f)
+{
+    for (uint32_t k = 0; k < g->files.len; k++)
+        if (g->files.items[k] == f) return;
+    array_push(&g->files, f);
+}
+
+/* The short name of a qualname: "train_step" of "Trainer.train_step". */
+static const char *cli__short(const char *q)
+{
+    const char *d = q ? strrchr(q, '.') : NULL;
+    return d ? d + 1 : q ? q : "?";
+}
+
+/* The group (program) a finding runs in: with --cmd the one program, else the file that runs what
+ * drives it (the entry of its call path), created when new. */
+static uint32_t cli__group_for(Cli *c, uint32_t prog, uint32_t *shared)
+{
+    Arena *a = &c->arena;
+    if (c->cmd && *shared != UINT32_MAX) return *shared;
+    for (uint32_t gi = 0; gi < c->groups.len && !c->cmd; gi++)
+        if (c->groups.items[gi].entry == prog) return gi;
+    ValGroup g;
+    memset(&g, 0, sizeof g);
+    array_init(&g.files);
+    array_init(&g.loops);
+    g.entry = UINT32_MAX;
+    uint32_t nw = 0;
+    if (c->cmd) {
+        char **w = cli__split(a, c->cmd, &nw);
+        g.argv = cli__harness_argv(c, w, nw);
+        g.root = ".";
+        g.label = c->cmd;
+    } else {
+        const ValFile *vf = &c->files[prog];
+        const char *base = strrchr(vf->path, '/');
+        base = base ? base + 1 : vf->path;
+        char *w[3] = {(char *)(c->python ? c->python : "python3"), (char *)base, NULL};
+        g.argv = cli__harness_argv(c, w, 2);
+        g.root = cli__dirname(a, vf->path);
+        g.label = arena_printf(a, "python %s", vf->path);
+        g.entry = prog;
+    }
+    array_push(&c->groups, g);
+    if (c->cmd) *shared = c->groups.len - 1;
+    return c->groups.len - 1;
+}
+
+/* Findings into programs, each finding onto the loop (or function) that drives it. */
 static void cli__group(Cli *c)
 {
     Arena *a = &c->arena;
+    c->srcs = ARENA_NEW_N(a, ValSrc, c->n_files + 1);
+    for (uint32_t i = 0; i < c->n_files; i++)
+        c->srcs[i] = (ValSrc){c->files[i].path, c->files[i].src ? c->files[i].src : "", c->files[i].src ? c->files[i].len : 0};
+    c->graph = val_graph_new(c->srcs, c->n_files);
     uint32_t shared = UINT32_MAX;
     for (uint32_t fi = 0; fi < c->n_files; fi++) {
         ValFile *vf = &c->files[fi];
-        uint32_t gi = UINT32_MAX;
         for (uint32_t d = 0; d < vf->n_diags; d++) {
             const Diag *dg = &vf->diags[d];
             if (!cli__is_growth_rule(dg->rule) || !c->select.on[dg->rule]) continue;
-            if (gi == UINT32_MAX) {
-                if (c->cmd && shared != UINT32_MAX) gi = shared;
-                else {
-                    ValGroup g;
-                    memset(&g, 0, sizeof g);
-                    array_init(&g.files);
-                    array_init(&g.loops);
-                    uint32_t nw = 0;
-                    if (c->cmd) {
-                        char **w = cli__split(a, c->cmd, &nw);
-                        g.argv = cli__harness_argv(c, w, nw);
-                        g.root = ".";
-                        g.label = c->cmd;
-                    } else {
-                        const char *base = strrchr(vf->path, '/');
-                        base = base ? base + 1 : vf->path;
-                        char *w[3] = {(char *)(c->python ? c->python : "python3"), (char *)base, NULL};
-                        g.argv = cli__harness_argv(c, w, 2);
-                        g.root = cli__dirname(a, vf->path);
-                        g.label = arena_printf(a, "python %s", vf->path);
-                    }
-                    array_push(&c->groups, g);
-                    gi = c->groups.len - 1;
-                    if (c->cmd) shared = gi;
-                }
-                array_push(&c->groups.items[gi].files, fi);
-            }
+            ValDrive dr;
+            val_graph_drive(c->graph, fi, dg->span.row + 1, dg->loop_line, a, &dr);
+            uint32_t prog = dr.entry != UINT32_MAX ? dr.entry : dr.kind == VAL_DRIVE_LOOP ? dr.file : fi;
+            uint32_t gi = cli__group_for(c, prog, &shared);
             ValGroup *g = &c->groups.items[gi];
-            uint32_t line = dg->loop_line ? dg->loop_line : dg->span.row + 1;
+            /* the loop: shared by the findings it drives; a finding nothing drives gets its own */
             uint32_t li = UINT32_MAX;
-            for (uint32_t l = 0; l < g->loops.len; l++)
-                if (g->loops.items[l].file == fi && g->loops.items[l].ref.line == line) li = l;
+            for (uint32_t l = 0; l < g->loops.len && dr.kind != VAL_DRIVE_NONE; l++) {
+                const ValLoop *x = &g->loops.items[l];
+                if (x->file == dr.file && x->drive.kind == dr.kind && x->ref.func == dr.ref.func &&
+                    x->ref.loop == dr.ref.loop && x->ref.is_func == dr.ref.is_func)
+                    li = l;
+            }
             if (li == UINT32_MAX) {
                 ValLoop lp;
                 memset(&lp, 0, sizeof lp);
-                lp.file = fi;
+                lp.file = dr.file;
                 lp.k = g->loops.len;
-                const char *why = NULL;
-                if (val_loop_find(vf->path, vf->src, vf->len, line, &lp.ref, &why) != 0) {
-                    lp.ref.line = line;
-                    lp.error = why;
+                lp.ref = dr.ref;
+                lp.drive = dr;
+                const char *where = arena_printf(a, "%s:%u", c->files[dr.file].path, dr.ref.line);
+                if (dr.kind == VAL_DRIVE_NONE) {
+                    lp.error = dr.why ? dr.why : "nothing repeats the flagged line";
+                    lp.static_error = true;
+                    lp.ref.line = dg->span.row + 1;
+                } else if (dr.kind == VAL_DRIVE_CALLS && dr.framework && !c->cmd) {
+                    lp.error = "driven by a framework; give --cmd";
+                    lp.static_error = true;
+                    lp.where = arena_printf(a, "'%s' is called by a framework (no loop of the run calls it)", dr.func);
+                } else if (dr.kind == VAL_DRIVE_CALLS) {
+                    lp.where = arena_printf(a, "sampled at each call of %s (%s: %s)", dr.func, where,
+                                            dr.framework ? "a framework calls it" : "no loop of the run calls it");
+                } else if (dr.calls) {
+                    lp.where = arena_printf(a, "sampled at the loop in %s that calls %s", where, cli__short(dr.calls));
+                } else if (dr.file != fi) {
+                    lp.where = arena_printf(a, "sampled at the loop in %s", where);
                 }
                 array_push(&g->loops, lp);
                 li = g->loops.len - 1;
+                if (!lp.error) cli__push_file(g, dr.file);
             }
-            /* has_fix: every finding on the loop has a fix (cleared by the first that has none) */
+            cli__push_file(g, fi); /* its fix goes into the fixed run's copy of it */
+            /* the fix set: every finding on the loop, with its fix or the documented one
+             * (torch.no_grad() around a loop that never calls backward); no fix for one, no fixed run */
             ValLoop *lpp = &g->loops.items[li];
-            if (!lpp->fix_seen) lpp->has_fix = true, lpp->fix_seen = true;
-            if (!dg->fix) lpp->has_fix = false;
             ValFinding f;
             memset(&f, 0, sizeof f);
             f.file = fi, f.d = dg, f.group = gi, f.loop = li;
+            f.measure = val_rule_measure(dg->rule);
+            if (!lpp->fix_seen) lpp->has_fix = true, lpp->fix_seen = true;
+            if (dg->fix) {
+                f.fix_note = dg->fix->message;
+            } else if (val_rule_no_grad_fix(dg->rule) && !lpp->drive.backward_seen && !lpp->ref.is_func && !lpp->ref.is_while &&
+                       lpp->drive.kind == VAL_DRIVE_LOOP) {
+                lpp->ref.no_grad = true;
+                f.fix_note = arena_printf(a, "torch.no_grad() around the loop at %s:%u (the rule's documented fix, applied by "
+                                             "gradleak: the finding has no automatic one)",
+                                          c->files[lpp->file].path, lpp->ref.line);
+            } else {
+                lpp->has_fix = false;
+            }
             array_push(&c->findings, f);
         }
     }
-}
-
-/* Did some loop that has fixes grow steadily in the leaky run (the fixed run is then worth its time)? */
-static bool cli__grew(Cli *c, const ValGroup *g)
-{
-    const ValRunOut *r = &g->run[VAL_LEAKY];
-    uint32_t warm = GL_MAX(2u, c->iterations / 5);
-    for (uint32_t l = 0; l < g->loops.len && r->loops; l++) {
-        const ValLoop *lp = &g->loops.items[l];
-        if (!lp->has_fix || lp->error || r->loops[lp->k].t.len < warm + 5) continue;
-        const char *name;
-        ValFit fit = val_fit(val_primary(r, &r->loops[lp->k], &name), warm);
-        if (fit.slope >= VAL_FLOOR_BYTES && fit.r2 >= VAL_MIN_R2) return true;
+    /* k of n for the progress: a group's findings are numbered together */
+    for (uint32_t gi = 0; gi < c->groups.len; gi++) {
+        ValGroup *g = &c->groups.items[gi];
+        g->first = UINT32_MAX;
+        for (uint32_t i = 0; i < c->findings.len; i++)
+            if (c->findings.items[i].group == gi) {
+                if (g->first == UINT32_MAX) g->first = i;
+                g->count++;
+            }
+        if (g->first == UINT32_MAX) g->first = 0;
     }
-    return false;
 }
 
-/* One history row per finding (.gradleak_cache/cache.db, table validation_runs). Best effort: a
- * database that cannot be written is a warning, never a different exit status. */
-static void cli__history(Cli *c)
+/* The files linted together as `check` lints them (engine/project.h): the run's files, then the
+ * helpers they import from files not given (for their summaries only), then the rounds that carry
+ * each file's function summaries to the files that call them. A file linted again replaces its
+ * findings. */
+typedef struct ProjCtx {
+    Cli *c;
+    const LintOptions *lo;
+    Project *p;
+    Array(const char *) paths; /* every file of the project: the run's, then the helpers found */
+    Array(char *) srcs;        /* gl_free */
+    Array(size_t) lens;
+    bool attached;             /* the rounds have begun: a lint takes the others' summaries */
+} ProjCtx;
+
+static int cli__proj_lint(ProjCtx *x, uint32_t i, LintResult *out)
 {
-    for (uint32_t i = 0; i < c->findings.len; i++) {
-        const ValFinding *f = &c->findings.items[i];
-        const ValGroup *g = &c->groups.items[f->group];
-        const ValRunOut *r = &g->run[VAL_LEAKY];
-        const ValLoop *lp = &g->loops.items[f->loop];
-        ValidationRun vr;
-        memset(&vr, 0, sizeof vr);
-        vr.path = c->files[f->file].path;
-        vr.rule = rule_info((RuleId)f->d->rule)->code;
-        vr.line = f->d->span.row + 1;
-        vr.device = r->device ? r->device : "none";
-        vr.torch_version = r->torch_version ? r->torch_version : "";
-        vr.iterations = r->loops ? r->loops[lp->k].t.len : 0;
-        vr.leaky_bytes_per_iter = f->fit[VAL_LEAKY].ok ? f->fit[VAL_LEAKY].slope : 0;
-        vr.fixed_bytes_per_iter = f->fit[VAL_FIXED].ok ? f->fit[VAL_FIXED].slope : 0;
-        vr.r2 = f->fit[VAL_LEAKY].ok ? f->fit[VAL_LEAKY].r2 : 0;
-        vr.verdict = f->verdict == VAL_INCONCLUSIVE ? arena_printf(&c->arena, "inconclusive: %s", f->reason ? f->reason : "")
-                                                   : val_verdict_name(f->verdict);
-        vr.duration_s = f->seconds;
-        char err[256];
-        if (history_add_validation(NULL, &vr, err, sizeof err) != 0) {
-            fprintf(stderr, "gradleak: warning: the validation history was not recorded: %s\n", err);
-            return;
+    LintOptions o = *x->lo;
+    if (x->attached) project_attach(x->p, i, &o);
+    const char *src = x->srcs.items[i];
+    if (!src) return -1;
+    return engine_lint(x->paths.items[i], src, x->lens.items[i], LANG_PYTHON, &o, out) < 0 ? -1 : 0;
+}
+
+static int cli__proj_load(void *ctx, uint32_t i, const char **path, LintResult *out)
+{
+    ProjCtx *x = ctx;
+    if (i >= x->paths.len) return -1;
+    *path = x->paths.items[i];
+    return out ? cli__proj_lint(x, i, out) : 0;
+}
+
+static void cli__lint_project(Cli *c, const LintOptions *lo)
+{
+    if (!c->n_files) return;
+    ProjCtx x;
+    memset(&x, 0, sizeof x);
+    x.c = c, x.lo = lo;
+    array_init(&x.paths);
+    array_init(&x.srcs);
+    array_init(&x.lens);
+    for (uint32_t i = 0; i < c->n_files; i++) {
+        array_push(&x.paths, c->files[i].path);
+        array_push(&x.srcs, c->files[i].src);
+        array_push(&x.lens, c->files[i].len);
+    }
+    x.p = project_new(c->n_files, cli__proj_load, &x);
+    for (uint32_t i = 0; i < c->n_files; i++) project_set(x.p, i, c->files[i].path, &c->lints[i]);
+    const char **found;
+    uint32_t k;
+    for (int pass = 0; pass < PROJECT_MAX_ROUNDS && (k = project_missing(x.p, &found)) != 0; pass++) {
+        for (uint32_t j = 0; j < k; j++) {
+            size_t len = 0;
+            char *src = val_read_file(found[j], &len);
+            uint32_t idx = project_add(x.p);
+            array_push(&x.paths, found[j]);
+            array_push(&x.srcs, src);
+            array_push(&x.lens, len);
+            LintResult r;
+            if (src && cli__proj_lint(&x, idx, &r) == 0) {
+                project_set(x.p, idx, found[j], &r);
+                lint_result_free(&r);
+            }
         }
     }
+    x.attached = true;
+    uint32_t *which = gl_calloc(x.paths.len + 1, sizeof *which);
+    while ((k = project_next_round(x.p, which)) != 0) {
+        LintResult *again = gl_calloc(k, sizeof *again);
+        int *ok = gl_calloc(k, sizeof *ok);
+        for (uint32_t m = 0; m < k; m++) ok[m] = cli__proj_lint(&x, which[m], &again[m]) == 0;
+        /* the new summaries go to the project only when the round's lints are done */
+        for (uint32_t m = 0; m < k; m++) {
+            if (!ok[m]) continue;
+            uint32_t i = which[m];
+            project_set(x.p, i, x.paths.items[i], &again[m]);
+            if (i < c->n_files) {
+                lint_result_free(&c->lints[i]);
+                c->lints[i] = again[m];
+                c->files[i].diags = c->lints[i].diags.items;
+                c->files[i].n_diags = c->lints[i].diags.len;
+            } else {
+                lint_result_free(&again[m]);
+            }
+        }
+        gl_free(again);
+        gl_free(ok);
+    }
+    gl_free(which);
+    project_free(x.p);
+    for (uint32_t i = c->n_files; i < x.srcs.len; i++) gl_free(x.srcs.items[i]);
+    array_free(&x.paths);
+    array_free(&x.srcs);
+    array_free(&x.lens);
+}
+
+/* --plan: the programs, and per finding where it is sampled, the call path and its fix. */
+static void cli__plan(Cli *c, FILE *fp)
+{
+    for (uint32_t gi = 0; gi < c->groups.len; gi++) {
+        const ValGroup *g = &c->groups.items[gi];
+        fprintf(fp, "program %u: %s\n", gi + 1, g->label);
+        for (uint32_t i = 0; i < c->findings.len; i++) {
+            const ValFinding *f = &c->findings.items[i];
+            if (f->group != gi) continue;
+            const ValLoop *lp = &g->loops.items[f->loop];
+            fprintf(fp, "  %s:%u %s\n", c->files[f->file].path, f->d->span.row + 1, rule_info((RuleId)f->d->rule)->code);
+            if (lp->error) fprintf(fp, "    not run: %s\n", lp->error);
+            else if (!lp->where)
+                fprintf(fp, "    sampled at the loop in %s:%u (%s)\n", c->files[lp->file].path, lp->ref.line,
+                        lp->drive.func ? lp->drive.func : "?");
+            if (lp->where) fprintf(fp, "    %s\n", lp->where);
+            if (lp->drive.n_path) fprintf(fp, "    call path: %s\n", val_drive_path_text(&lp->drive, c->srcs, &c->arena));
+            if (lp->drive.gate) fprintf(fp, "    runs only when a flag is set: %s\n", lp->drive.gate);
+            fprintf(fp, "    fixed run: %s\n", !lp->has_fix ? "none (a finding on the loop has no fix)" : f->fix_note ? f->fix_note : "-");
+        }
+    }
+}
+
+/* --gpus: "all" (every GPU visible: CUDA_VISIBLE_DEVICES, else what NVML counts) or a list
+ * "0,2,3". CPU runs take the list as given (tests spread CPU runs the same way), or one slot. */
+static int cli__gpus(Cli *c)
+{
+    Arena *a = &c->arena;
+    const char *arg = c->gpus_arg ? c->gpus_arg : "all";
+    array_clear(&c->gpus);
+    if (!strcmp(arg, "all")) {
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        if (!c->cuda) {
+            array_push(&c->gpus, NULL);
+            return 0;
+        }
+        if (vis && vis[0]) arg = vis;
+        else {
+            unsigned n = val_nvml_count(c->nvml);
+            for (unsigned i = 0; i < n; i++) array_push(&c->gpus, arena_printf(a, "%u", i));
+            if (!n) array_push(&c->gpus, NULL);
+            return 0;
+        }
+    }
+    char *copy = arena_strdup(a, arg);
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+        while (*tok == ' ') tok++;
+        if (!*tok) continue;
+        for (uint32_t k = 0; k < c->gpus.len; k++)
+            if (c->gpus.items[k] && !strcmp(c->gpus.items[k], tok)) tok = NULL;
+        if (tok) array_push(&c->gpus, tok);
+    }
+    if (!c->gpus.len) {
+        fprintf(stderr, "gradleak: error: --gpus: no GPU in '%s'\n", arg);
+        return -1;
+    }
+    return 0;
 }
 
 int val_main(int argc, char **argv, const ValHost *host)
@@ -949,6 +836,7 @@ int val_main(int argc, char **argv, const ValHost *host)
     memset(&c, 0, sizeof c);
     arena_init(&c.arena);
     array_init(&c.keep_env);
+    array_init(&c.gpus);
     array_init(&c.groups);
     array_init(&c.findings);
     c.iterations = 30;
@@ -1007,8 +895,13 @@ int val_main(int argc, char **argv, const ValHost *host)
     }
     gl_free(names);
     if (rc) goto done;
+    cli__lint_project(&c, &lo);
 
     cli__group(&c);
+    if (c.plan) {
+        cli__plan(&c, stdout);
+        goto done;
+    }
     if (c.findings.len) {
         const char *tmproot = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
         StrBuf t;
@@ -1029,20 +922,11 @@ int val_main(int argc, char **argv, const ValHost *host)
                 fprintf(stderr, "gradleak: warning: --device cuda: NVML unavailable (%s); memory is read from torch only\n", nwhy);
             gl_free(nwhy);
         }
-        c.progress_total = c.groups.len;
-        for (uint32_t g = 0; g < c.groups.len; g++) {
-            ValGroup *grp = &c.groups.items[g];
-            c.progress_done = g;
-            bool any_fix = false, any_loop = false;
-            for (uint32_t l = 0; l < grp->loops.len; l++) {
-                any_fix |= grp->loops.items[l].has_fix && !grp->loops.items[l].error;
-                any_loop |= !grp->loops.items[l].error;
-            }
-            if (any_loop) cli__run_variant(&c, grp, g, VAL_LEAKY);
-            /* the fixed run only matters when a loop with fixes grew steadily in the leaky one */
-            if (any_fix && grp->run[VAL_LEAKY].attempted && cli__grew(&c, grp)) cli__run_variant(&c, grp, g, VAL_FIXED);
-            grp->seconds = grp->run[VAL_LEAKY].sb.wall_s + grp->run[VAL_FIXED].sb.wall_s;
+        if (cli__gpus(&c) != 0) {
+            rc = EXIT_ERROR;
+            goto done;
         }
+        val_exec_all(&c);
         for (uint32_t i = 0; i < c.findings.len; i++) {
             ValFinding *f = &c.findings.items[i];
             uint32_t share = 0;
@@ -1053,10 +937,10 @@ int val_main(int argc, char **argv, const ValHost *host)
         if (c.nvml) val_nvml_close(c.nvml);
     }
     int wr = 0;
-    if (c.fmt == OUT_SARIF) wr = cli__sarif(&c, stdout);
-    else if (c.fmt == OUT_JSON) wr = cli__json(&c, stdout);
-    else if (!c.findings.len) printf("gradleak validate: no growth findings (GL101-GL105) to validate.\n");
-    else cli__table(&c, stdout);
+    if (c.fmt == OUT_SARIF) wr = val_out_sarif(&c, stdout);
+    else if (c.fmt == OUT_JSON) wr = val_out_json(&c, stdout);
+    else if (!c.findings.len) printf("gradleak validate: no growth findings (%s) to validate.\n", val_rule_codes());
+    else val_out_table(&c, stdout);
     fflush(stdout);
     if (wr != 0 || ferror(stdout)) {
         fprintf(stderr, "gradleak: error: writing the output failed\n");
@@ -1073,11 +957,15 @@ int val_main(int argc, char **argv, const ValHost *host)
             rc = EXIT_ERROR;
         }
     }
-    if (!c.no_history && c.findings.len) cli__history(&c);
+    if (!c.no_history && c.findings.len) val_out_history(&c);
     if (c.keep_temp && c.tmp) fprintf(stderr, "gradleak: working copies and results kept in %s\n", c.tmp);
     if (!rc) {
+        /* growth measured: confirmed, or grown with a fix that does not stop it */
         bool any_conf = false;
-        for (uint32_t i = 0; i < c.findings.len; i++) any_conf |= c.findings.items[i].verdict == VAL_CONFIRMED;
+        for (uint32_t i = 0; i < c.findings.len; i++) {
+            ValVerdict v = c.findings.items[i].verdict;
+            any_conf |= v == VAL_CONFIRMED || v == VAL_FIX_INCOMPLETE || v == VAL_FIX_CRASHED;
+        }
         if ((c.fail_on == FAIL_CONFIRMED && any_conf) || (c.fail_on == FAIL_FINDING && c.findings.len)) rc = EXIT_FINDINGS;
     }
 done:
@@ -1103,7 +991,10 @@ done:
     array_free(&c.groups);
     array_free(&c.findings);
     array_free(&c.keep_env);
+    array_free(&c.gpus);
+    val_graph_free(c.graph);
     array_free(&paths);
     arena_free(&c.arena);
     return rc;
 }
+

@@ -38,7 +38,11 @@ char **val_env_build(const ValEnvOpts *o)
     env__push(&v, &n, &cap, env__pair("PATH", getenv("PATH") ? getenv("PATH") : "/usr/local/bin:/usr/bin:/bin"));
     for (size_t i = 1; i < ARRAY_LEN(env_allow); i++)
         if (getenv(env_allow[i])) env__push(&v, &n, &cap, env__pair(env_allow[i], getenv(env_allow[i])));
-    if (o->cuda) {
+    if (o->cuda && o->gpu) {
+        /* one GPU per run; the ids are nvidia-smi's (PCI bus order), not CUDA's fastest-first */
+        env__push(&v, &n, &cap, env__pair("CUDA_VISIBLE_DEVICES", o->gpu));
+        env__push(&v, &n, &cap, env__pair("CUDA_DEVICE_ORDER", "PCI_BUS_ID"));
+    } else if (o->cuda) {
         if (getenv("CUDA_VISIBLE_DEVICES")) env__push(&v, &n, &cap, env__pair("CUDA_VISIBLE_DEVICES", getenv("CUDA_VISIBLE_DEVICES")));
     } else {
         env__push(&v, &n, &cap, env__pair("CUDA_VISIBLE_DEVICES", ""));

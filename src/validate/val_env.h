@@ -13,6 +13,7 @@ typedef struct ValEnvOpts {
     bool cuda;               /* false: CUDA_VISIBLE_DEVICES is set empty (CPU run) */
     const char *const *keep; /* extra variable names to pass through (--env NAME) */
     uint32_t n_keep;
+    const char *gpu;         /* with cuda: CUDA_VISIBLE_DEVICES for this run (PCI bus order), NULL: as set */
 } ValEnvOpts;
 
 /* A NULL-terminated "NAME=value" array built from the current environment; free with

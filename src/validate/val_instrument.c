@@ -38,6 +38,51 @@ static uint32_t ins__for_iterable(const char *src, uint32_t start, uint32_t end)
     return 0;
 }
 
+/* Where the body of the `def` at start begins: after the header's ':' (at bracket depth 0, outside
+ * strings and comments), past blank lines and comments. 0 with *why when the first statement is
+ * compound (a probe cannot share its line) or cannot be found. */
+static uint32_t ins__first_stmt(const char *src, uint32_t len, uint32_t start, const char **why)
+{
+    int depth = 0;
+    char quote = 0;
+    uint32_t i = start;
+    *why = "the function's header could not be read";
+    for (; i < len; i++) {
+        char c = src[i];
+        if (quote) {
+            if (c == '\\') i++;
+            else if (c == quote) quote = 0;
+            continue;
+        }
+        if (c == '#') {
+            while (i < len && src[i] != '\n') i++;
+            continue;
+        }
+        if (c == '\'' || c == '"') quote = c;
+        else if (c == '(' || c == '[' || c == '{') depth++;
+        else if (c == ')' || c == ']' || c == '}') depth--;
+        else if (c == ':' && depth == 0) break;
+    }
+    if (i >= len) return 0;
+    for (i++; i < len;) {
+        char c = src[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') i++;
+        else if (c == '#') {
+            while (i < len && src[i] != '\n') i++;
+        } else break;
+    }
+    if (i >= len) return 0;
+    static const char *const compound[] = {"for", "while", "if", "with", "try", "def", "class", "async", "match", "@"};
+    for (size_t k = 0; k < ARRAY_LEN(compound); k++) {
+        size_t n = strlen(compound[k]);
+        if (i + n <= len && !memcmp(src + i, compound[k], n) && (compound[k][0] == '@' || i + n == len || !ins__ident(src[i + n]))) {
+            *why = "the function's first statement is compound: no probe can share its line";
+            return 0;
+        }
+    }
+    return i;
+}
+
 int val_loop_find(const char *path, const char *src, size_t len, uint32_t line, ValLoopRef *out, const char **why)
 {
     Arena a;
@@ -88,6 +133,24 @@ int val_instrument(const char *path, const char *src, size_t len, ValLoopRef *re
         rc = -1;
     }
     for (uint32_t i = 0; i < n && rc == 0; i++) {
+        if (refs[i].is_func) {
+            if (refs[i].func == 0 || refs[i].func >= m.funcs.len) {
+                *why = "the function is gone from the fixed source";
+                rc = -1;
+                break;
+            }
+            const IrFunc *fn = m.funcs.items[refs[i].func];
+            uint32_t at = ins__first_stmt(src, (uint32_t)len, fn->span.start, why);
+            if (!at) {
+                rc = -1;
+                break;
+            }
+            ed[ne].at = at;
+            snprintf(ed[ne].text, sizeof ed[ne].text, "__gradleak_call__(%u); ", ks[i]);
+            ne++;
+            refs[i].line = fn->span.row + 1;
+            continue;
+        }
         if (refs[i].func >= m.funcs.len || refs[i].loop >= m.funcs.items[refs[i].func]->loops.len) {
             *why = "the loop is gone from the fixed source";
             rc = -1;
@@ -129,11 +192,16 @@ int val_instrument(const char *path, const char *src, size_t len, ValLoopRef *re
             break;
         }
         ed[ne].at = body;
+        if (refs[i].is_while && refs[i].no_grad) {
+            *why = "the torch.no_grad() fix is not applied to while loops";
+            rc = -1;
+            break;
+        }
         if (refs[i].is_while) snprintf(ed[ne].text, sizeof ed[ne].text, "__gradleak_while__(%u) and (", ks[i]);
         else snprintf(ed[ne].text, sizeof ed[ne].text, "__gradleak_iter__(%u, (", ks[i]);
         ne++;
         ed[ne].at = e;
-        snprintf(ed[ne].text, sizeof ed[ne].text, "%s", refs[i].is_while ? ")" : "))");
+        snprintf(ed[ne].text, sizeof ed[ne].text, "%s", refs[i].is_while ? ")" : refs[i].no_grad ? "), 1)" : "))");
         ne++;
         refs[i].line = lp->span.row + 1;
     }

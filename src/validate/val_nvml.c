@@ -104,6 +104,16 @@ int64_t val_nvml_process_bytes(ValNvml *n, pid_t pid)
     return seen ? total : -1;
 }
 
+unsigned val_nvml_count(const ValNvml *n) { return n ? n->ndev : 0; }
+
+int64_t val_nvml_device_used(ValNvml *n, int dev)
+{
+    if (!n) return -1;
+    if (dev < 0 || (unsigned)dev >= n->ndev) return val_nvml_used_bytes(n);
+    NvmlMemory m;
+    return n->mem_info(n->dev[dev], &m) == 0 ? (int64_t)m.used : -1;
+}
+
 int64_t val_nvml_used_bytes(ValNvml *n)
 {
     if (!n) return -1;

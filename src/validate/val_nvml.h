@@ -16,5 +16,8 @@ const char *val_nvml_device_name(const ValNvml *n); /* of device 0 */
  * processes (common inside containers): then use val_nvml_used_bytes. */
 int64_t val_nvml_process_bytes(ValNvml *n, pid_t pid);
 int64_t val_nvml_used_bytes(ValNvml *n); /* used memory summed over all devices, -1 on error */
+unsigned val_nvml_count(const ValNvml *n); /* devices NVML sees (PCI bus order, as nvidia-smi -L) */
+/* Used memory of device dev (an NVML index), or of all devices when dev < 0; -1 on error. */
+int64_t val_nvml_device_used(ValNvml *n, int dev);
 
 #endif

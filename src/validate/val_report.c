@@ -24,6 +24,16 @@ static void rpt__esc(FILE *fp, const char *s, size_t n)
     }
 }
 
+static const char *rpt__class(ValVerdict v)
+{
+    switch (v) {
+    case VAL_NOT_REPRODUCED: return "not-reproduced";
+    case VAL_FIX_INCOMPLETE: return "fix-incomplete";
+    case VAL_FIX_CRASHED: return "fix-crashed";
+    default: return val_verdict_name(v);
+    }
+}
+
 static void rpt__escs(FILE *fp, const char *s) { rpt__esc(fp, s ? s : "", s ? strlen(s) : 0); }
 
 /* One run's primary series for the finding's loop, or NULL. */
@@ -117,6 +127,43 @@ static void rpt__code(FILE *fp, const ValFile *vf, const ValFinding *f, uint32_t
     fputs("</pre>\n", fp);
 }
 
+/* Where the finding was measured, and the call path from that loop down to the flagged line. */
+static void rpt__measured(FILE *fp, const ValSession *s, const ValFinding *f)
+{
+    const ValGroup *g = &s->groups[f->group];
+    const ValLoop *lp = &g->loops.items[f->loop];
+    fputs("<p class=\"measured\"><b>Measured at:</b> ", fp);
+    if (lp->where) rpt__escs(fp, lp->where);
+    else if (lp->drive.kind == VAL_DRIVE_NONE) fputs("nothing (no loop repeats the flagged line)", fp);
+    else {
+        fputs("the loop at ", fp);
+        rpt__escs(fp, s->files[lp->file].path);
+        fprintf(fp, ":%u (it holds the flagged line)", lp->ref.line);
+    }
+    fputs("</p>\n", fp);
+    if (!lp->drive.n_path) return;
+    fputs("<h3>Call path</h3>\n<ol class=\"callpath\">\n<li>loop at ", fp);
+    rpt__escs(fp, s->files[lp->file].path);
+    fprintf(fp, ":%u", lp->ref.line);
+    if (lp->drive.func) {
+        fputs(" in <code>", fp);
+        rpt__escs(fp, lp->drive.func);
+        fputs("</code>", fp);
+    }
+    fputs("</li>\n", fp);
+    for (uint32_t k = 0; k < lp->drive.n_path; k++) {
+        const ValHop *h = &lp->drive.path[k];
+        fputs("<li>", fp);
+        rpt__escs(fp, s->files[h->file].path);
+        fprintf(fp, ":%u calls <code>", h->line);
+        rpt__escs(fp, h->callee ? h->callee : "?");
+        fputs("()</code></li>\n", fp);
+    }
+    fputs("<li>", fp);
+    rpt__escs(fp, s->files[f->file].path);
+    fprintf(fp, ":%u: the flagged line (%s)</li>\n</ol>\n", f->d->span.row + 1, rule_info((RuleId)f->d->rule)->code);
+}
+
 int val_report_write(FILE *fp, const ValSession *s)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -125,6 +172,7 @@ int val_report_write(FILE *fp, const ValSession *s)
           "h1{font-size:1.5em} h2{font-size:1.15em;margin-top:2em;border-top:1px solid #ccc;padding-top:1em}\n"
           ".v{padding:.1em .5em;border-radius:.3em;color:#fff;font-size:.9em}\n"
           ".confirmed{background:#b3261e} .not-reproduced{background:#2e7d32} .inconclusive{background:#9a6700}\n"
+          ".fix-incomplete,.fix-crashed{background:#7b1fa2}\n"
           "table{border-collapse:collapse} td,th{padding:.2em .8em;text-align:left;border-bottom:1px solid #eee}\n"
           ".code{background:#f6f8fa;padding:.6em;overflow-x:auto;font-size:.9em}\n"
           ".code .hot{background:#ffe0e0;display:inline-block;width:100%} .code .loop{background:#e8f0ff;display:inline-block;width:100%}\n"
@@ -146,7 +194,7 @@ int val_report_write(FILE *fp, const ValSession *s)
         fprintf(fp, "<tr><td><a href=\"#f%u\">", i);
         rpt__escs(fp, s->files[f->file].path);
         fprintf(fp, ":%u %s</a></td><td><span class=\"v %s\">%s</span></td><td>%s</td><td>%s</td></tr>\n",
-                f->d->span.row + 1, rule_info((RuleId)f->d->rule)->code, f->verdict == VAL_NOT_REPRODUCED ? "not-reproduced" : vn,
+                f->d->span.row + 1, rule_info((RuleId)f->d->rule)->code, rpt__class(f->verdict),
                 vn, lk, fx);
     }
     fputs("</table>\n", fp);
@@ -159,7 +207,7 @@ int val_report_write(FILE *fp, const ValSession *s)
         fprintf(fp, "<h2 id=\"f%u\">", i);
         rpt__escs(fp, vf->path);
         fprintf(fp, ":%u %s <span class=\"v %s\">%s</span></h2>\n<p>", f->d->span.row + 1,
-                rule_info((RuleId)f->d->rule)->code, f->verdict == VAL_NOT_REPRODUCED ? "not-reproduced" : vn, vn);
+                rule_info((RuleId)f->d->rule)->code, rpt__class(f->verdict), vn);
         rpt__escs(fp, f->d->message);
         fputs("</p>\n", fp);
         if (f->reason) {
@@ -169,6 +217,7 @@ int val_report_write(FILE *fp, const ValSession *s)
             rpt__escs(fp, f->reason);
             fputs("</p>\n", fp);
         }
+        rpt__measured(fp, s, f);
         rpt__chart(fp, s, f);
         fputs("<table>", fp);
         for (int v = 0; v < VAL_NVARIANTS; v++) {
@@ -194,7 +243,7 @@ int val_report_write(FILE *fp, const ValSession *s)
                 f->d->growth == GROWTH_HOST ? "host" : "device", f->measured ? f->measured : "none",
                 f->fit[VAL_LEAKY].ok ? (f->class_match ? " (consistent)" : " (differs)") : "");
         fputs("<h3>Flagged code</h3>\n", fp);
-        rpt__code(fp, vf, f, lp->ref.line);
+        rpt__code(fp, vf, f, lp->file == f->file && !lp->ref.is_func ? lp->ref.line : 0);
         if (f->d->n_related) {
             fputs("<h3>Dataflow path</h3>\n<ol>\n", fp);
             for (uint32_t k = 0; k < f->d->n_related; k++) {

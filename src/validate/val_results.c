@@ -3,9 +3,52 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "base/strbuf.h"
 #include "validate/val_fs.h"
+#include "engine/rules.h"
 #include "validate/val_run.h"
+
+static const struct {
+    const char *code;
+    ValMeasure measure;
+    bool no_grad;
+} res_rules[] = {
+#define VAL_RULE(code, measure, no_grad) {code, measure, no_grad},
+#include "validate/val_rules.def"
+#undef VAL_RULE
+};
+
+ValMeasure val_rule_measure(int rule)
+{
+    const RuleInfo *ri = rule >= 0 && rule < RULE_COUNT ? rule_info((RuleId)rule) : NULL;
+    /* tests: measure these codes by their peak (tests/validate runs the peak path on a slope rule
+     * until a peak-class rule exists) */
+    const char *peak = getenv("GRADLEAK_VALIDATE_PEAK");
+    if (ri && peak && strstr(peak, ri->code)) return VAL_MEASURE_PEAK;
+    for (size_t i = 0; ri && i < ARRAY_LEN(res_rules); i++)
+        if (!strcmp(res_rules[i].code, ri->code)) return res_rules[i].measure;
+    return VAL_MEASURE_NONE;
+}
+
+bool val_rule_no_grad_fix(int rule)
+{
+    const RuleInfo *ri = rule >= 0 && rule < RULE_COUNT ? rule_info((RuleId)rule) : NULL;
+    for (size_t i = 0; ri && i < ARRAY_LEN(res_rules); i++)
+        if (!strcmp(res_rules[i].code, ri->code)) return res_rules[i].no_grad;
+    return false;
+}
+
+const char *val_rule_codes(void)
+{
+    static char buf[256];
+    if (buf[0]) return buf;
+    size_t n = 0;
+    for (int i = 0; i < RULE_COUNT && n + 8 < sizeof buf; i++)
+        if (val_rule_measure(i) != VAL_MEASURE_NONE)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? ", " : "", rule_info((RuleId)i)->code);
+    return buf;
+}
 
 static double res__num(json_t *o, const char *key)
 {
@@ -37,7 +80,10 @@ void val_results_read(const char *path, Arena *a, ValRunOut *out, uint32_t n_loo
         const char *ev = json_string_value(json_object_get(o, "event"));
         json_t *k = json_object_get(o, "k");
         if (ev) {
-            if (!strcmp(ev, "start")) out->harness_started = true;
+            if (!strcmp(ev, "start")) {
+                out->harness_started = true;
+                out->harness_wall = res__num(o, "wall");
+            }
             else if (!strcmp(ev, "torch")) {
                 out->torch_seen = true;
                 out->cuda = json_is_true(json_object_get(o, "cuda"));
@@ -54,6 +100,7 @@ void val_results_read(const char *path, Arena *a, ValRunOut *out, uint32_t n_loo
             array_push(&s->rss, res__num(o, "rss"));
             array_push(&s->heap, res__num(o, "heap"));
             array_push(&s->saved, res__num(o, "saved"));
+            array_push(&s->peak, res__num(o, "peak"));
         }
         json_decref(o);
     }
@@ -68,6 +115,21 @@ void val_series_free(ValSeries *s)
     array_free(&s->rss);
     array_free(&s->heap);
     array_free(&s->saved);
+    array_free(&s->peak);
+}
+
+bool val_run_split(const ValRunOut *r, const ValSeries *s, uint32_t warm, double *start, double *warmup, double *sampled)
+{
+    *start = *warmup = *sampled = 0;
+    if (!s || !s->t.len) return false;
+    /* the interpreter's start before the harness ran: from gradleak's clock to the harness's */
+    double pre = r->harness_wall > 0 && r->spawn_wall > 0 ? r->harness_wall - r->spawn_wall : 0;
+    if (pre < 0) pre = 0;
+    uint32_t w = warm < s->t.len ? warm : s->t.len - 1;
+    *start = pre + s->t.items[0];
+    *warmup = s->t.items[w] - s->t.items[0];
+    *sampled = s->t.items[s->t.len - 1] - s->t.items[w];
+    return true;
 }
 
 ValFit val_fit(const DoubleList *y, uint32_t from)
@@ -119,6 +181,8 @@ const char *val_verdict_name(ValVerdict v)
     switch (v) {
     case VAL_CONFIRMED: return "confirmed";
     case VAL_NOT_REPRODUCED: return "not reproduced";
+    case VAL_FIX_INCOMPLETE: return "fix incomplete";
+    case VAL_FIX_CRASHED: return "fix crashed";
     case VAL_INCONCLUSIVE: break;
     }
     return "inconclusive";

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # `gradleak validate --device cpu` end to end: the fixtures in fixtures/run/ (one per growth rule,
-# leaky and fixed), the import hook (a flagged module imported by the program), the inconclusive
-# verdicts (never reached, crashed, timed out), SARIF evidence, --fail-on, and the HTML report
-# rendered in headless Chromium. Needs a Python with torch (Debian's python3-torch); without one
+# and one per project shape: a trainer method, the loop in another file, two findings in one loop,
+# a Lightning-style module, a helper returning the carried state, a sampling function, a
+# framework-driven module; leaky and fixed), the loop that drives a finding and its call path
+# (--plan, JSON), the reasons for lines nothing repeats, fix sets (fix incomplete, fix crashed,
+# the no_grad fix applied by the probe), runs spread over a fake GPU list, the import hook (a
+# flagged module imported by the program), the inconclusive verdicts (never reached, crashed, timed
+# out), SARIF evidence, --fail-on, and the HTML report rendered in headless Chromium. Needs a Python with torch (Debian's python3-torch); without one
 # the torch cases are skipped with a note, except in CI (CI or GRADLEAK_REQUIRE_TORCH set), where
 # that is a failure. One line per case: "ok <id>" / "FAIL <id> <why>".
 set -u
@@ -33,6 +37,58 @@ if [ $RC = 0 ] && grep -q -- '--fail-on' "$T/out" && grep -q sandbox "$T/out"; t
 "$GRADLEAK" check fixtures/run/*_fixed.py >"$T/out" 2>&1; RC=$?
 if [ $RC = 0 ]; then ok validate/fixed-forms-lint-clean; else fail validate/fixed-forms-lint-clean "$(head -5 "$T/out")"; fi
 
+# what drives each finding, without running anything (--plan)
+gl validate --plan fixtures/run/
+plan=$(cat "$T/out")
+want_plan() { # id, fixed string the plan must hold
+    if [ $RC = 0 ] && grep -qF -- "$2" <<<"$plan"; then ok "validate/plan/$1"; else fail "validate/plan/$1" "no '$2' in: $(head -c 400 <<<"$plan")"; fi
+}
+want_plan trainer-method "sampled at the loop in fixtures/run/trainer_method.py:28 that calls train_step"
+want_plan trainer-method-path "call path: loop at fixtures/run/trainer_method.py:28 -> fixtures/run/trainer_method.py:29 Trainer.train_step()"
+want_plan other-file "sampled at the loop in fixtures/run/two_files/train.py:18 that calls training_step"
+want_plan other-file-program "python fixtures/run/two_files/train.py"
+want_plan lightning-style "sampled at the loop in fixtures/run/lightning_style.py:34 that calls training_step"
+want_plan framework "not run: driven by a framework; give --cmd"
+want_plan no-grad-fix "fixed run: torch.no_grad() around the loop at fixtures/run/sampling_function.py:28"
+want_plan two-in-one-loop "sampled at the loop in fixtures/run/two_in_one_loop.py:19 (Evaluator.run)"
+# lines that nothing repeats: each reason says which case it is
+mkdir -p "$T/once"
+cat >"$T/once/base.py" <<'EOF'
+import sys
+import torch
+import torch.nn as nn
+
+
+class Lit(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 2)
+        self.seen = []
+
+    def training_step(self, batch, batch_idx):
+        loss = self.net(batch).sum()
+        self.seen.append(loss)
+        return loss
+EOF
+{ cat "$T/once/base.py"; printf '\n\ndef main():\n    Lit().training_step(torch.zeros(3, 4), 1)\n\n\nif __name__ == "__main__":\n    main()\n'; } >"$T/once/once.py"
+{ cat "$T/once/base.py"; printf '\n\nif __name__ == "__main__":\n    Lit().training_step(torch.zeros(3, 4), 1)\n'; } >"$T/once/guard.py"
+{ cat "$T/once/base.py"; printf '\n\ndef main(args):\n    if args.debug:\n        Lit().training_step(torch.zeros(3, 4), 1)\n\n\nif __name__ == "__main__":\n    main(None)\n'; } >"$T/once/flag.py"
+rm "$T/once/base.py"
+gl validate --plan "$T/once"
+plan=$(cat "$T/out")
+want_plan called-once "'Lit.training_step' is called once ($T/once/once.py:19, in main), not in a loop: nothing repeats it"
+want_plan main-guard "'Lit.training_step' is called once, under the \`if __name__ == \"__main__\":\` guard ($T/once/guard.py:19)"
+want_plan cli-flag "'Lit.training_step' runs only when a command-line flag is set (\`if args.debug:\` at $T/once/flag.py:19)"
+# findings through another file's summary, as `check` finds them (the helper read from disk)
+mkdir -p "$T/xfile"
+printf 'import torch\n\n\ndef compute_loss(model, x):\n    return model(x).sum()\n' >"$T/xfile/helpers.py"
+printf 'import torch\nfrom helpers import compute_loss\n\n\ndef evaluate(model, batches):\n    total = 0\n    for x in batches:\n        total += compute_loss(model, x)\n    return total\n\n\nif __name__ == "__main__":\n    print(evaluate(torch.nn.Linear(4, 4), [torch.zeros(4)] * 50))\n' >"$T/xfile/main.py"
+gl validate --plan "$T/xfile/main.py"
+plan=$(cat "$T/out")
+want_plan cross-file-summary "$T/xfile/main.py:8 GL101"
+gl validate --gpus , fixtures/run
+if [ $RC = 2 ] && grep -q -- '--gpus: no GPU' "$T/err"; then ok validate/usage-gpus; else fail validate/usage-gpus "rc=$RC $(cat "$T/err")"; fi
+
 # ---- with torch ----
 PY=
 for p in ${GRADLEAK_PYTHON:-} python3 /usr/bin/python3; do
@@ -49,7 +105,7 @@ if [ -z "$PY" ]; then
 fi
 
 # 1. every fixture, one invocation, CPU; default --fail-on confirmed -> exit 1
-gl validate --no-history --device cpu --iterations 10 --timeout 120 --python "$PY" --output-format json fixtures/run/
+gl validate --no-history --device cpu --iterations 10 --timeout 120 --python "$PY" --output-format json --report "$T/fixtures.html" fixtures/run/
 cp "$T/out" "$T/fixtures.json"
 if [ $RC = 1 ]; then ok validate/fixtures-exit-1; else fail validate/fixtures-exit-1 "rc=$RC $(tail -3 "$T/err")"; fi
 # id file[:line] code verdict predicted measured(!x = not x) fix(= the fixed run must be flat)
@@ -83,8 +139,8 @@ EOF
     if [ $good = 1 ]; then ok "validate/fixture/$id"; else fail "validate/fixture/$id" "$why"; fi
 done <<'EOF'
 gl101-val-loss gl101_val_loss.py GL101 confirmed device device fix
-gl101-after-backward-host gl101_running_loss_after_backward.py GL101 not_reproduced host !device -
-gl101-accum-then-backward-host gl101_accum_then_backward.py GL101 not_reproduced host !device -
+gl101-after-backward-host gl101_running_loss_after_backward.py GL101 confirmed host host fix
+gl101-accum-then-backward-host gl101_accum_then_backward.py GL101 confirmed host host fix
 gl102-collect gl102_collect_outputs.py GL102 confirmed device device fix
 gl103-self-hidden gl103_self_hidden.py GL103 confirmed device device -
 gl103-self-hidden-retain gl103_self_hidden.py GL105 confirmed device device -
@@ -93,7 +149,125 @@ gl105-tbptt-retain gl105_tbptt_retain_graph.py GL105 confirmed device device fix
 gl105-tbptt-state gl105_tbptt_retain_graph.py GL103 confirmed device device fix
 seed000-generation seed000_evaluate.py:44 GL104 confirmed device device fix
 seed000-priming-two-iterations seed000_evaluate.py:38 GL104 inconclusive device none -
+trainer-method trainer_method.py GL102 confirmed host host fix
+loop-in-other-file two_files/trainer.py GL102 confirmed host host fix
+two-in-one-loop-gl101 two_in_one_loop.py GL101 confirmed device device fix
+two-in-one-loop-gl102 two_in_one_loop.py GL102 confirmed device device fix
+lightning-style-fit-loop lightning_style.py GL102 confirmed host host fix
+helper-returns-state helper_returns_state.py GL105 fix_crashed device device -
+sampling-function-no-grad-fix sampling_function.py GL104 confirmed device device fix
+framework-without-cmd framework_driven/litmodule.py GL102 inconclusive host none -
 EOF
+if grep -q 'Call path' "$T/fixtures.html" && grep -q 'calls <code>Trainer.train_step()</code>' "$T/fixtures.html" &&
+    grep -q 'Measured at:</b> sampled at the loop in fixtures/run/trainer_method.py:28 that calls train_step' "$T/fixtures.html"; then
+    ok validate/report-call-path
+else fail validate/report-call-path "$(grep -c 'Call path' "$T/fixtures.html")"; fi
+# the evidence of the project shapes: the measured loop, the call path, the fix, the time split
+shape=$("$PY" - "$T/fixtures.json" <<'EOF'
+import json, sys
+rows = {(r["path"].split("fixtures/run/")[-1], r["code"]): r for r in json.load(open(sys.argv[1]))}
+def show(key):
+    r = rows.get(key)
+    if r is None:
+        print(key, "missing"); return
+    at = r["measuredAt"]
+    hop = at["callPath"][0] if at["callPath"] else {}
+    print(key[0], at["kind"], at["path"].split("fixtures/run/")[-1], at["line"], at.get("calls", "-"),
+          hop.get("line", "-"), hop.get("calls", "-"))
+show(("trainer_method.py", "GL102"))
+show(("two_files/trainer.py", "GL102"))
+r = rows[("framework_driven/litmodule.py", "GL102")]
+print("framework", r.get("reason"))
+r = rows[("sampling_function.py", "GL104")]
+print("no_grad", "torch.no_grad() around the loop" in r.get("fix", ""))
+r = rows[("helper_returns_state.py", "GL105")]
+print("crash", "because of the fix" in r.get("reason", ""), "backward through the graph a second time" in r.get("reason", ""))
+t = rows[("gl101_val_loss.py", "GL101")]["leaky"].get("time", {})
+print("split", sorted(t), t.get("start", 0) > 0 and t.get("sampled", 0) > 0)
+EOF
+)
+want_shape() {
+    if grep -qxF -- "$2" <<<"$shape"; then ok "validate/shape/$1"; else fail "validate/shape/$1" "no '$2' in: $shape"; fi
+}
+want_shape trainer-method "trainer_method.py loop trainer_method.py 28 train_step 29 Trainer.train_step"
+want_shape other-file "two_files/trainer.py loop two_files/train.py 18 training_step 19 Classifier.training_step"
+want_shape framework "framework driven by a framework; give --cmd"
+want_shape no-grad-fix "no_grad True"
+want_shape fix-crashed "crash True True"
+want_shape time-split "split ['rest', 'sampled', 'start', 'warmup'] True"
+
+# a framework-driven module with --cmd: sampled at each call of training_step
+(cd fixtures/run/framework_driven && "$GRADLEAK" validate --no-history --cmd "python fit.py" --python "$PY" --device cpu \
+    --iterations 10 --output-format json litmodule.py >"$T/out" 2>"$T/err"); RC=$?
+fw=$("$PY" -c "
+import json, sys
+r = json.load(open('$T/out'))[0]
+print(r['verdict'], r['measuredAt']['kind'], r['measuredAt']['function'])" 2>&1)
+if [ $RC = 1 ] && [ "$fw" = "confirmed calls LitClassifier.training_step" ]; then ok validate/framework-with-cmd
+else fail validate/framework-with-cmd "rc=$RC $fw $(tail -3 "$T/err")"; fi
+
+# a loop with a second hazard that check does not see: the fixed run still grows
+mkdir -p "$T/hidden"
+cat >"$T/hidden/hidden.py" <<'EOF'
+import torch
+import torch.nn as nn
+
+
+def evaluate(model, batches):
+    total = 0.0
+    for i, x in enumerate(batches):
+        logits = model(x)
+        total += logits.sum()
+        setattr(model, "last_%d" % i, logits)
+    return float(total)
+
+
+model = nn.Sequential(nn.Linear(256, 1024), nn.ReLU(), nn.Linear(1024, 10))
+g = torch.Generator().manual_seed(0)
+print(evaluate(model, [torch.randn(64, 256, generator=g) for _ in range(100)]))
+EOF
+gl validate --no-history --python "$PY" --device cpu --iterations 10 "$T/hidden/hidden.py"
+if [ $RC = 1 ] && grep -q 'fix incomplete' "$T/out" && grep -q 'fixed run still grows +.*/iter: another hazard on this loop?' "$T/out"; then
+    ok validate/fix-incomplete
+else fail validate/fix-incomplete "rc=$RC $(cat "$T/out")"; fi
+
+# progress on a terminal: finding k of n, leaky/fixed, iteration i of N (script(1) gives it a tty)
+if command -v script >/dev/null 2>&1; then
+    script -qfc "$GRADLEAK validate --no-history --python $PY --device cpu --iterations 10 fixtures/run/gl102_collect_outputs.py" \
+        "$T/tty" >/dev/null 2>&1 </dev/null
+    if tr '\r' '\n' <"$T/tty" | grep -aq 'finding 1 of 1: leaky run, iteration [0-9]* of 10' &&
+        tr '\r' '\n' <"$T/tty" | grep -aq 'finding 1 of 1: fixed run, iteration'; then ok validate/progress-tty
+    else fail validate/progress-tty "$(tr '\r' '\n' <"$T/tty" | tail -3)"; fi
+fi
+# a peak-class measure (GL108's, run here on GL101 through the test hook): leaky vs fixed peak
+GRADLEAK_VALIDATE_PEAK=GL101 "$GRADLEAK" validate --no-history --python "$PY" --device cpu --iterations 10 \
+    --output-format json fixtures/run/gl101_val_loss.py >"$T/out" 2>"$T/err"; RC=$?
+pk=$("$PY" -c "
+import json
+r = json.load(open('$T/out'))[0]
+print(r['measure'], r['verdict'], r['leaky']['peakBytes'] > 1e6 and r['fixed']['peakBytes'] < r['leaky']['peakBytes'] / 2)" 2>&1)
+if [ $RC = 1 ] && [ "$pk" = "peak confirmed True" ]; then ok validate/peak-measure; else fail validate/peak-measure "rc=$RC $pk"; fi
+GRADLEAK_VALIDATE_PEAK=GL101 "$GRADLEAK" validate --no-history --python "$PY" --device cpu --iterations 10 \
+    fixtures/run/gl101_val_loss.py >"$T/out" 2>"$T/err"
+if grep -q 'peak [0-9.]* [KM]B *peak [0-9.]* [KMB]' "$T/out"; then ok validate/peak-table; else fail validate/peak-table "$(cat "$T/out")"; fi
+
+# runs spread over a (fake) list of two GPUs: the same verdicts as one at a time, each run on its slot
+set -- fixtures/run/gl101_val_loss.py fixtures/run/gl102_collect_outputs.py fixtures/run/sampling_function.py fixtures/run/two_in_one_loop.py
+gl validate --no-history --python "$PY" --device cpu --iterations 10 --output-format json "$@"
+cp "$T/out" "$T/serial.json"
+gl validate --no-history --python "$PY" --device cpu --gpus 0,1 --iterations 10 --output-format json "$@"
+cp "$T/out" "$T/spread.json"
+cmp=$("$PY" - "$T/serial.json" "$T/spread.json" <<'EOF'
+import json, sys
+def key(path):
+    return sorted((r["path"], r["line"], r["code"], r["verdict"]) for r in json.load(open(path)))
+spread = json.load(open(sys.argv[2]))
+gpus = sorted({r[v]["gpu"] for r in spread for v in ("leaky", "fixed") if v in r})
+print(key(sys.argv[1]) == key(sys.argv[2]), len(key(sys.argv[1])), gpus)
+EOF
+)
+if [ "$cmp" = "True 5 ['0', '1']" ] && grep -q 'runs of 4 programs on 2 GPUs (0,1)' "$T/err"; then ok validate/gpus-same-as-serial
+else fail validate/gpus-same-as-serial "$cmp $(tail -2 "$T/err")"; fi
 
 # 2. the flagged file is a module the program imports (served by the import hook), with --cmd
 mkdir -p "$T/proj/pkg"

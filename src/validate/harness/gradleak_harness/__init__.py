@@ -10,14 +10,19 @@ with this folder first on PYTHONPATH and GRADLEAK_SPEC naming a JSON spec:
      "max_growth": 2147483648,               # stop when memory grew by more than this many bytes
      "files": {"/abs/file.py": "/abs/instrumented.py"}}   # sources to serve instead
 
-The instrumented sources call two builtins this module installs: `__gradleak_iter__(k, iterable)`
+The instrumented sources call builtins this module installs: `__gradleak_iter__(k, iterable)`
 wraps a `for` loop's iterable and `__gradleak_while__(k)` is and-ed in front of a `while` loop's
 condition; both take one sample at the top of every iteration and end the loop after `iterations`
 samples, so the program moves on to its next flagged loop (or exits when every loop is sampled).
+`__gradleak_iter__(k, iterable, 1)` also runs the loop's body with grad off, as `with
+torch.no_grad():` around the loop would (the fix gradleak applies where a finding has no mechanical
+one). `__gradleak_call__(k)` is put in front of the first statement of a function that no loop
+visibly drives (a framework calls it): one sample per call, and the program goes on.
 The sources keep their line numbers: only the loop header line changes.
 
-A sample is {"k", "i", "t", "alloc", "reserved", "rss", "heap", "saved"}: CUDA memory_allocated and
-memory_reserved (0 when CUDA is not in use), the process's resident set and C-heap bytes in use
+A sample is {"k", "i", "t", "alloc", "reserved", "rss", "heap", "saved", "peak"}: CUDA
+memory_allocated and memory_reserved (0 when CUDA is not in use), the peak since the previous sample
+(CUDA max_memory_allocated, else the most bytes saved for backward at once), the process's resident set and C-heap bytes in use
 (glibc mallinfo2: where CPU tensors live), and the bytes of tensors
 currently saved for backward (counted with torch.autograd.graph.saved_tensors_hooks: a graph that
 outlives its iteration keeps its saved tensors, so this is the growth gradleak predicts).
@@ -48,6 +53,7 @@ class _State:
         self.base = None
         self.torch = None
         self.saved = 0
+        self.peak_saved = 0
         self.storages = {}  # storage data_ptr -> [saved references, bytes]
         self.hooks = None
         self.page = os.sysconf("SC_PAGE_SIZE")
@@ -81,6 +87,8 @@ class _Saved:
             if refs is None:
                 _state.storages[key] = [1, n]
                 _state.saved += n
+                if _state.saved > _state.peak_saved:
+                    _state.peak_saved = _state.saved
             else:
                 refs[0] += 1
 
@@ -165,17 +173,21 @@ def _sample(k):
     s = _state
     t = _torch()
     alloc = reserved = 0
+    peak = s.peak_saved
     if t is not None:
         try:
             if t.cuda.is_available() and t.cuda.is_initialized():
                 t.cuda.synchronize()
                 alloc = int(t.cuda.memory_allocated())
                 reserved = int(t.cuda.memory_reserved())
+                peak = int(t.cuda.max_memory_allocated())
+                t.cuda.reset_peak_memory_stats()
         except Exception:
             pass
+    s.peak_saved = s.saved
     i = s.counts.get(k, 0)
     rec = {"k": k, "i": i, "t": round(time.monotonic() - s.t0, 6), "alloc": alloc, "reserved": reserved,
-           "rss": _rss(), "heap": _heap(), "saved": s.saved}
+           "rss": _rss(), "heap": _heap(), "saved": s.saved, "peak": peak}
     s.write(rec)
     s.counts[k] = i + 1
     if s.base is None:
@@ -213,15 +225,33 @@ def _tick(k):
     return s.counts[k] < s.n
 
 
-def _iter(k, iterable):
-    for item in iterable:
-        if not _tick(k):
-            return
-        yield item
+def _iter(k, iterable, no_grad=0):
+    t = _torch() if no_grad else None
+    prev = None
+    if t is not None:
+        prev = t.is_grad_enabled()
+    try:
+        for item in iterable:
+            if not _tick(k):
+                return
+            if t is not None:
+                # the loop's body runs between two yields: grad off there, as under torch.no_grad()
+                t.set_grad_enabled(False)
+            yield item
+    finally:
+        if t is not None:
+            t.set_grad_enabled(prev)
 
 
 def _while(k):
     return _tick(k)
+
+
+def _call(k):
+    """One sample per call of a function that no loop visibly drives; never ends anything but the
+    whole run (when every probe has its samples)."""
+    if _state is not None and _state.counts.get(k, 0) < _state.n:
+        _tick(k)
 
 
 class _Loader(importlib.machinery.SourceFileLoader):
@@ -277,8 +307,9 @@ def install():
     _state = _State(spec)
     builtins.__gradleak_iter__ = _iter
     builtins.__gradleak_while__ = _while
+    builtins.__gradleak_call__ = _call
     sys.meta_path.insert(0, _Finder())
-    _state.write({"event": "start", "python": sys.version.split()[0], "argv": sys.argv[1:]})
+    _state.write({"event": "start", "python": sys.version.split()[0], "argv": sys.argv[1:], "wall": time.time()})
     import atexit
     atexit.register(lambda: _state.write({"event": "exit", "why": "program ended",
                                           "t": round(time.monotonic() - _state.t0, 6)}))
