@@ -478,6 +478,10 @@ static uint16_t rs__forward_inputs(RuleCtx *c, uint32_t cls)
             if (instance_call || via_forward) {
                 called = true;
                 if (df_mode_off(o->mode)) continue;
+                /* a call with grad on: the module's own submodules give its forward a graph even
+                 * when the inputs carry none (`h = self.inp(x)` on a raw batch); bit 15 says so
+                 * without marking a parameter */
+                mask |= 0x8000;
                 uint32_t pos = 0;
                 for (uint32_t i = 0; i < o->nargs; i++) {
                     const char *kw = f->kw.items[o->args + i];

@@ -157,6 +157,7 @@ lightning-style-fit-loop lightning_style.py GL102 confirmed host host fix
 helper-returns-state helper_returns_state.py GL105 fix_crashed device device -
 sampling-function-no-grad-fix sampling_function.py GL104 confirmed device device fix
 framework-without-cmd framework_driven/litmodule.py GL102 inconclusive host none -
+gl109-running-stats gl109_running_stats.py GL109 confirmed device device fix
 EOF
 if grep -q 'Call path' "$T/fixtures.html" && grep -q 'calls <code>Trainer.train_step()</code>' "$T/fixtures.html" &&
     grep -q 'Measured at:</b> sampled at the loop in fixtures/run/trainer_method.py:28 that calls train_step' "$T/fixtures.html"; then
