@@ -70,6 +70,28 @@ static const char *self_attr(RuleCtx *c, const IrFunc *f, uint32_t op)
     return self ? o->name : NULL;
 }
 
+/* Whether the value of val_op is what f returns (`return loss`, `return {"loss": loss, ...}`). */
+static bool is_returned(const IrFunc *f, uint32_t val_op)
+{
+    uint32_t var = df_root_var(f, val_op);
+    if (var == IR_NONE) return false;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_RETURN || o->a == IR_NONE) continue;
+        /* the value, a display holding it, or either side of `(loss, out) if flag else loss` */
+        uint32_t cand[2] = {o->a, IR_NONE};
+        if (f->ops.items[o->a].kind == IR_SELECT) cand[0] = f->ops.items[o->a].a, cand[1] = f->ops.items[o->a].b;
+        for (int j = 0; j < 2; j++) {
+            if (cand[j] == IR_NONE) continue;
+            if (df_root_var(f, cand[j]) == var) return true;
+            const IrOp *b = &f->ops.items[cand[j]];
+            for (uint32_t k = 0; b->kind == IR_BUILD && k < b->nargs; k++)
+                if (df_root_var(f, f->args.items[b->args + k]) == var) return true;
+        }
+    }
+    return false;
+}
+
 /* `self.losses.append(loss)` in a method that runs once per training step (called from a step
  * loop, or Lightning's training_step): the object outlives the call, so the list grows every step
  * unless the method itself starts it again. */
@@ -80,7 +102,9 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const AVal *v = &ff->val[val_op];
     const char *attr = self_attr(c, f, cont_op);
-    if (!attr || !ff->runs_per_step || v->grad < G_POST) return;
+    /* the loss a framework differentiates carries a graph however it was computed */
+    bool framework_loss = ff->returns_loss && v->grad == G_MAY && is_returned(f, val_op);
+    if (!attr || !ff->runs_per_step || (v->grad < G_POST && !framework_loss)) return;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         /* reset per call (not the concatenation's own store, whose value is the call at `at`) */
@@ -94,7 +118,7 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
         }
     }
     const char *vt = rule_text(c, f, val_op);
-    bool hook = !strcmp(f->name, "training_step");
+    bool hook = !strcmp(f->name, "training_step") || ff->returns_loss;
     /* backward() frees the activations before the next step when it runs later in this call, or
      * when Lightning runs it on training_step's loss */
     bool freed = hook;
@@ -125,15 +149,16 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     bool concat = via == VIA_CONCAT;
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const AVal *cont = &ff->val[cont_op], *v = &ff->val[val_op];
-    if (v->grad < G_POST && !(v->kind == VK_CONTAINER && v->elem >= G_POST)) return;
+    bool framework_loss = ff->returns_loss && v->grad == G_MAY && is_returned(f, val_op);
+    if (v->grad < G_POST && !(v->kind == VK_CONTAINER && v->elem >= G_POST) && !framework_loss) return;
     uint32_t var = df_root_var(f, cont_op);
     if (var == IR_NONE) return;
     /* the container that must outlive the loop is the root (metrics in metrics["loss"].append) */
     for (uint32_t k = cont_op; k != IR_NONE && f->ops.items[k].kind == IR_ITEM; k = f->ops.items[k].a)
         cont = &ff->val[f->ops.items[k].a];
     uint32_t loop = df_outliving_loop(f, cont, ir_op_loop(f, at), true);
-    if (loop == IR_NONE) {
-        object_store_per_step(c, f, at, cont_op, val_op, how, via);
+    if (loop == IR_NONE || framework_loss) {
+        if (loop == IR_NONE) object_store_per_step(c, f, at, cont_op, val_op, how, via);
         return;
     }
     const IrLoop *l = &f->loops.items[loop];

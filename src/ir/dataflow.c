@@ -1883,6 +1883,69 @@ static void df__mark_training_funcs(const IrModule *m, Facts *fx)
     }
 }
 
+/* The framework hooks of frameworks.def. */
+#define FW_PER_STEP 1
+#define FW_GRAD_OFF 2
+#define FW_RETURNS_LOSS 4
+typedef struct FrameworkHook {
+    const char *base, *method;
+    uint8_t flags;
+} FrameworkHook;
+static const FrameworkHook framework_hooks[] = {
+#define FRAMEWORK_HOOK(b, m, fl) {b, m, fl},
+#include "ir/frameworks.def"
+#undef FRAMEWORK_HOOK
+};
+
+/* Does class ci derive from a base whose last dotted name contains `base`, directly or through
+ * classes of the file (a few levels)? */
+static bool df__derives_from(const IrModule *m, uint32_t ci, const char *base)
+{
+    uint32_t cur = ci;
+    for (int depth = 0; depth < 8 && cur != IR_NONE; depth++) {
+        const IrClass *c = m->classes.items[cur];
+        uint32_t next = IR_NONE;
+        for (uint32_t b = 0; b < c->bases.len; b++) {
+            const char *q = c->bases.items[b];
+            const char *last = strrchr(q, '.');
+            if (strstr(last ? last + 1 : q, base)) return true;
+            for (uint32_t j = 0; j < m->classes.len && next == IR_NONE; j++)
+                if (j != cur && !strcmp(m->classes.items[j]->name, q)) next = j;
+        }
+        cur = next;
+    }
+    return false;
+}
+
+static void df__mark_framework_hooks(const IrModule *m, Facts *fx)
+{
+    for (uint32_t ci = 0; ci < m->classes.len; ci++) {
+        const IrClass *c = m->classes.items[ci];
+        for (uint32_t k = 0; k < c->methods.len; k++) {
+            uint32_t fi = c->methods.items[k];
+            const char *name = m->funcs.items[fi]->name;
+            for (uint32_t h = 0; h < ARRAY_LEN(framework_hooks); h++) {
+                const FrameworkHook *fh = &framework_hooks[h];
+                if (strcmp(fh->method, name) != 0 || !df__derives_from(m, ci, fh->base)) continue;
+                if (fh->flags & FW_PER_STEP) fx->funcs[fi].runs_per_step = 1;
+                if (fh->flags & FW_GRAD_OFF) {
+                    /* the framework runs it under no_grad: analysed as if it were decorated so
+                     * (the IR is this file's own and not shared while it is analysed) */
+                    IrFunc *f = m->funcs.items[fi];
+                    fx->funcs[fi].called_grad_off = 1;
+                    if (f->base_mode == GRAD_DEFAULT) f->base_mode = GRAD_NO_GRAD;
+                    for (uint32_t i = 0; i < f->ops.len; i++)
+                        if (f->ops.items[i].mode == GRAD_DEFAULT) f->ops.items[i].mode = GRAD_NO_GRAD;
+                }
+                if (fh->flags & FW_RETURNS_LOSS) fx->funcs[fi].returns_loss = 1;
+                break;
+            }
+            /* a Module's training_step whose base gradleak cannot see (a LightningModule of another file) */
+            if (c->is_module && !strcmp(name, "training_step")) fx->funcs[fi].runs_per_step = 1;
+        }
+    }
+}
+
 /* Functions whose loops run inside one forward: a Module's forward() (or __call__), the functions
  * nested in it, and what they call in the file (a few levels: `self.decode(h)` from forward). */
 static void df__mark_forward_funcs(const IrModule *m, Facts *fx)
@@ -2060,6 +2123,7 @@ void df_analyse(const IrModule *m, Facts *out)
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
     df__mark_module_classes(m);
+    df__mark_framework_hooks(m, out); /* before the analysis: it sets the grad mode of some methods */
     /* __init__ first (attribute kinds), then the module, then what no one called */
     for (uint32_t i = 0; i < m->classes.len; i++)
         if (m->classes.items[i]->init != IR_NONE) df_analyse_func(out, m->classes.items[i]->init, 0, NULL, 0);
@@ -2068,15 +2132,8 @@ void df_analyse(const IrModule *m, Facts *out)
     df__mark_forward_funcs(m, out);
     df__mark_grad_off_callees(m, out);
     for (uint32_t i = 0; i < m->funcs.len; i++) df_classify_loops(m, out, m->funcs.items[i]);
-    /* functions that run every step: Lightning's training_step (the framework's step loop calls it
-     * with grad on; its validation/test/predict steps run under no_grad), and what a step loop
-     * calls (transitively, a few levels) */
-    for (uint32_t i = 0; i < m->classes.len; i++) {
-        const IrClass *c = m->classes.items[i];
-        if (!c->is_module) continue;
-        uint32_t ts = df__class_method(m, i, "training_step");
-        if (ts != IR_NONE) out->funcs[ts].runs_per_step = 1;
-    }
+    /* functions that run every step: the framework hooks of frameworks.def (marked above), and
+     * what a step loop or a hook calls (transitively, a few levels) */
     for (int pass = 0; pass < 4; pass++) {
         for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
             const IrFunc *f = m->funcs.items[fi];

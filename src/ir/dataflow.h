@@ -69,6 +69,8 @@ typedef struct FuncFacts {
                          * inside one forward (time steps), however they look */
     uint8_t called_grad_off; /* some call of it in the file runs with grad off (`with torch.no_grad():
                               * evaluate(...)`), directly or through its callers */
+    uint8_t returns_loss; /* a framework differentiates what it returns (Lightning's training_step,
+                           * Hugging Face Trainer.compute_loss): its result carries a graph */
 } FuncFacts;
 
 typedef struct ClassFacts {
