@@ -1935,7 +1935,43 @@ static CXCompilationDatabase cx__find_db(Lower *L, const char *abs_path, const c
     return NULL;
 }
 
-/* Flags of the file's compile command, without the compiler, -c/-o and the file itself. */
+/* A flag of a compile command that does not change how the file parses (warnings, debug info,
+ * optimisation, code generation, dependency files): dropped, so that the files of a project share
+ * one precompiled header, and so that -Werror cannot turn a warning into a lost statement. `-O`
+ * defines __OPTIMIZE__ and -fPIC __PIC__: a PCH would be refused for those, so they go from the
+ * file's command too. */
+static bool cx__flag_irrelevant(const char *a)
+{
+    static const char *const prefixes[] = {
+        "-W", "-g", "-O", "-fPIC", "-fpic", "-fPIE", "-fpie", "-pipe", "-fdiagnostics", "-fcolor-diagnostics",
+        "-fno-color-diagnostics", "-fno-omit-frame-pointer", "-fomit-frame-pointer", "-fstack-protector",
+        "-flto", "-ffunction-sections", "-fdata-sections", "-fvisibility", "-pedantic", "-fsanitize",
+        "-fno-sanitize", "-fprofile", "-fcoverage", "--coverage", "-ftest-coverage", "-fexceptions",
+        "-fno-exceptions", "-fdebug-prefix-map", "-ffile-prefix-map", "-fmacro-prefix-map", "-save-temps",
+        "-fno-strict-aliasing", "-fstrict-aliasing", "-frecord-gcc-switches",
+    };
+    if (!strncmp(a, "-Wl,", 4) || !strncmp(a, "-Wp,", 4)) return true;
+    for (size_t i = 0; i < ARRAY_LEN(prefixes); i++)
+        if (!strncmp(a, prefixes[i], strlen(prefixes[i]))) return true;
+    return false;
+}
+
+/* Flags whose value is a path (joined "-Idir" or separate "-I dir"): made absolute against the
+ * command's folder, so that no -working-directory is needed. libclang 14's driver applies
+ * -working-directory by changing the process's working folder, which breaks every relative path
+ * used afterwards (the next file of the run, the cache, --fix's writes). */
+static const char *const cx_path_flags[] = {
+    "-isystem", "-iquote", "-idirafter", "-imacros", "-include", "-isysroot", "-iprefix", "--sysroot=", "-I", "-F",
+};
+
+static const char *cx__abs_in(Lower *L, const char *dir, const char *p)
+{
+    if (!p[0] || p[0] == '/' || !dir[0]) return p;
+    return arena_printf(L->arena, "%s/%s", dir, p);
+}
+
+/* Flags of the file's compile command, without the compiler, -c/-o, the file itself and the flags
+ * that do not change the parse; relative paths made absolute against the command's folder. */
 static bool cx__db_args(Lower *L, CXCompilationDatabase db, const char *abs_path, Args *out)
 {
     CXCompileCommands cmds = A->clang_CompilationDatabase_getCompileCommands(db, abs_path);
@@ -1945,18 +1981,31 @@ static bool cx__db_args(Lower *L, CXCompilationDatabase db, const char *abs_path
         CXCompileCommand cmd = A->clang_CompileCommands_getCommand(cmds, 0);
         unsigned n = A->clang_CompileCommand_getNumArgs(cmd);
         const char *dir = cx__str(L, A->clang_CompileCommand_getDirectory(cmd));
-        if (dir[0]) args_add(out, arena_printf(L->arena, "-working-directory=%s", dir));
         for (unsigned i = 1; i < n; i++) {
             const char *a = cx__str(L, A->clang_CompileCommand_getArg(cmd, i));
             if (!strcmp(a, "-c")) continue;
-            if (!strcmp(a, "-o") || !strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ")) { i++; continue; }
-            if (!strncmp(a, "-M", 2) || !strcmp(a, "--")) continue;
+            if (!strcmp(a, "-o") || !strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ") ||
+                !strcmp(a, "-include-pch") || !strcmp(a, "-Xclang")) { i++; continue; }
+            if (!strncmp(a, "-M", 2) || !strcmp(a, "--") || !strncmp(a, "-working-directory", 18)) continue;
+            if (cx__flag_irrelevant(a)) continue;
             const char *base = strrchr(a, '/');
             base = base ? base + 1 : a;
             const char *fbase = strrchr(abs_path, '/');
             fbase = fbase ? fbase + 1 : abs_path;
             if (a[0] != '-' && !strcmp(base, fbase)) continue; /* the source file itself */
-            args_add(out, a);
+            bool done = false;
+            for (size_t k = 0; k < ARRAY_LEN(cx_path_flags) && !done; k++) {
+                size_t fl = strlen(cx_path_flags[k]);
+                if (strncmp(a, cx_path_flags[k], fl) != 0) continue;
+                done = true;
+                if (!a[fl] && i + 1 < n && cx_path_flags[k][fl - 1] != '=') { /* "-I dir" */
+                    args_add(out, a);
+                    args_add(out, cx__abs_in(L, dir, cx__str(L, A->clang_CompileCommand_getArg(cmd, ++i))));
+                } else {
+                    args_add(out, arena_printf(L->arena, "%.*s%s", (int)fl, a, cx__abs_in(L, dir, a + fl)));
+                }
+            }
+            if (!done) args_add(out, a);
         }
         ok = true;
     }
@@ -2081,9 +2130,26 @@ static bool cx__command(Lower *L, const char *abs_path, const CxConfig *cfg, Arg
     res->mode = real ? CX_MODE_LIBTORCH : CX_MODE_STUB;
     if (!real) args_add(args, "-I" CX_STUB_DIR);
     else args_add(args, "-idirafter"), args_add(args, CX_COMPAT_DIR);
-    /* errors about unknown warnings options in foreign compile commands are noise */
+    /* errors about unknown warnings options in foreign compile commands are noise; and clang's
+     * default of 20 errors would end the parse (and the AST) at the 20th */
     args_add(args, "-Wno-unknown-warning-option");
+    args_add(args, "-ferror-limit=0");
     return real;
+}
+
+/* clang_parseTranslationUnit2, leaving the process's working folder as it was: libclang 14's
+ * driver changes it for a -working-directory flag (gradleak passes none, but a compile command's
+ * stray one, or a later libclang, must not make the next relative path resolve elsewhere). */
+static enum CXErrorCode cx__parse(CXIndex idx, const char *path, const char *const *args, int nargs,
+                                  struct CXUnsavedFile *un, unsigned nun, unsigned opts, CXTranslationUnit *tu)
+{
+    char before[PATH_MAX], after[PATH_MAX];
+    bool have = getcwd(before, sizeof before) != NULL;
+    enum CXErrorCode ec = A->clang_parseTranslationUnit2(idx, path, args, nargs, un, nun, opts, tu);
+    if (have && (!getcwd(after, sizeof after) || strcmp(before, after) != 0) && chdir(before) != 0) {
+        /* nothing better to do: every path gradleak uses after this point is absolute */
+    }
+    return ec;
 }
 
 /* FNV-1a of n bytes into h. */
@@ -2207,7 +2273,7 @@ static const char *cx__pch(Lower *L, CXIndex idx, const Args *args, bool real, c
         array_push(&a, "-x");
         array_push(&a, "c++-header");
         CXTranslationUnit tu = NULL;
-        enum CXErrorCode ec = A->clang_parseTranslationUnit2(idx, hdr_path, a.items, (int)a.len, un, n,
+        enum CXErrorCode ec = cx__parse(idx, hdr_path, a.items, (int)a.len, un, n,
                                                              CXTranslationUnit_ForSerialization | CXTranslationUnit_Incomplete,
                                                              &tu);
         array_free(&a);
@@ -2320,7 +2386,7 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     uint64_t pch_key = 0;
     const char *pch = cx__pch(&L, idx, &args, real, inc_dir, cfg, unsaved + 1, nun - 1, &pch_key);
     if (pch) args_add(&args, "-include-pch"), args_add(&args, pch);
-    enum CXErrorCode ec = A->clang_parseTranslationUnit2(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun,
+    enum CXErrorCode ec = cx__parse(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun,
                                                          opts, &tu);
     if (pch) {
         /* a PCH libclang will not read (built by another libclang, a header changed since) is a
@@ -2340,7 +2406,7 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
             cx__pch_reject(pch_key, pch);
             args.v.len -= 2;
             pch = NULL;
-            ec = A->clang_parseTranslationUnit2(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun, opts, &tu);
+            ec = cx__parse(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun, opts, &tu);
         }
     }
     res->pch = pch != NULL;
