@@ -310,7 +310,8 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         void *data;
         size_t n;
         if (cache_get(run->cache, key, skey, content, len, &data, &n) == 1) {
-            if (lint_result_decode(data, n, &res) == 0) {
+            if (lint_result_decode(data, n, &res) == 0 && engine_deps_fresh(res.deps)) {
+                /* (a C++ result stands only while the project headers it includes are unchanged) */
                 cached = true;
                 sb_append(&blob, data, n);
             } else {

@@ -306,6 +306,8 @@ uint64_t engine_cxx_key(const char *path, const LintOptions *o)
     return cx_config_key(path, &cc);
 }
 
+bool engine_deps_fresh(const char *deps) { return !deps || cx_deps_fresh(deps); }
+
 void engine_collect_comments(IrModule *m, SourceLang lang)
 {
     if (lang == LANG_CXX) cx_collect_comments(m);
@@ -468,6 +470,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
             return 0;
         }
         out->cxx = cr.mode == CX_MODE_LIBTORCH ? CXX_LIBTORCH : CXX_STUB;
+        if (cr.deps) out->deps = arena_strdup(&out->arena, cr.deps);
         if (getenv("GRADLEAK_DEBUG_CXX")) /* for speed figures: where a C++ file's time goes */
             fprintf(stderr, "gradleak: cxx: %s: parse %.1f ms (%s%s), lower %.1f ms\n", path, (double)cr.parse_ns / 1e6,
                     cx_mode_name(cr.mode), cr.pch ? ", precompiled header" : "", (double)cr.lower_ns / 1e6);

@@ -2410,6 +2410,20 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
         }
     }
     res->pch = pch != NULL;
+    /* headers that are not the project's: the system's, LibTorch's, CUDA's, the stub */
+    const char *skip[64];
+    uint32_t nskip = 0;
+    static const char *const sys[] = {"/usr/include", "/usr/lib", "/usr/local/include", "/usr/local/cuda", "/__gradleak__"};
+    for (size_t i = 0; i < ARRAY_LEN(sys); i++) skip[nskip++] = sys[i];
+    if (getenv("LIBTORCH") && getenv("LIBTORCH")[0] == '/') skip[nskip++] = getenv("LIBTORCH");
+    if (getenv("CUDA_HOME") && getenv("CUDA_HOME")[0] == '/') skip[nskip++] = getenv("CUDA_HOME");
+    if (inc_dir && nskip < ARRAY_LEN(skip)) {
+        const char *t = strstr(inc_dir, "/torch/csrc/api/include");
+        skip[nskip++] = t ? arena_strndup(L.arena, inc_dir, (size_t)(t - inc_dir)) : inc_dir;
+    }
+    for (uint32_t i = 0; i + 1 < args.v.len && nskip < ARRAY_LEN(skip); i++)
+        if (!strcmp(args.v.items[i], "-isystem") || !strcmp(args.v.items[i], "-idirafter")) skip[nskip++] = args.v.items[++i];
+        else if (!strncmp(args.v.items[i], "-isystem", 8) && args.v.items[i][8]) skip[nskip++] = args.v.items[i] + 8;
     array_free(&args.v);
     if (ec != CXError_Success || !tu) {
         A->clang_disposeIndex(idx);
@@ -2417,6 +2431,7 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
         return -2;
     }
     uint64_t t1 = now_ns();
+    res->deps = cx_deps_list(tu, L.arena, skip, nskip);
     /* errors in this file (unknown names from headers that were not found, syntax errors) */
     unsigned nd = A->clang_getNumDiagnostics(tu);
     bool fatal_seen = false;
@@ -2427,7 +2442,9 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
         /* errors in headers count too: a header that fails (a missing CUDA header) costs the AST
          * of this file whole statements */
         if (sev >= CXDiagnostic_Error) {
-            if (!res->first_error || (sev == CXDiagnostic_Fatal && !fatal_seen)) {
+            const char *spell = cx__str(&L, A->clang_getDiagnosticSpelling(dg));
+            bool limit = strstr(spell, "too many errors emitted") != NULL;
+            if (!limit && (!res->first_error || (sev == CXDiagnostic_Fatal && !fatal_seen))) {
                 unsigned line, col;
                 CXFile df;
                 A->clang_getFileLocation(loc, &df, &line, &col, NULL);
