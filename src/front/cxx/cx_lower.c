@@ -21,7 +21,9 @@
  *    are the constants True/False; positional backward(grad, retain_graph, create_graph)
  *    arguments get their keyword names. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -2239,6 +2241,55 @@ static const char *cx__pch_dir(Lower *L, const CxConfig *cfg)
 
 static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *inc_dir);
 
+/* The PCH folder is capped: at most GRADLEAK_PCH_MAX_MB megabytes (default 1024: eight LibTorch
+ * PCHs, a hundred of the stub's) and CX_PCH_MAX_FILES files. After a PCH is built, the least
+ * recently used ones (a PCH's mtime is set each time a run first uses it) go until both hold. */
+#define CX_PCH_MAX_FILES 16
+
+static void cx__pch_evict(const char *dir, const char *keep)
+{
+    const char *env = getenv("GRADLEAK_PCH_MAX_MB");
+    long long cap = env && atoll(env) > 0 ? atoll(env) << 20 : 1024ll << 20;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct { char name[64]; long long size; int64_t mtime; } files[256];
+    uint32_t n = 0;
+    long long total = 0;
+    time_t now = time(NULL);
+    char p[PATH_MAX + 80];
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        bool tmp = len > 4 && !strcmp(e->d_name + len - 4, ".tmp");
+        if (len >= sizeof files[0].name || (!tmp && (len < 5 || strcmp(e->d_name + len - 4, ".pch") != 0))) continue;
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (stat(p, &st) != 0) continue;
+        if (tmp) { /* a build that died: gone after an hour */
+            if (now - st.st_mtime > 3600) unlink(p);
+            continue;
+        }
+        if (n >= ARRAY_LEN(files)) continue;
+        memcpy(files[n].name, e->d_name, len + 1);
+        files[n].size = (long long)st.st_size;
+        files[n].mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        total += files[n].size;
+        n++;
+    }
+    closedir(d);
+    const char *keep_base = strrchr(keep, '/');
+    keep_base = keep_base ? keep_base + 1 : keep;
+    while ((total > cap || n > CX_PCH_MAX_FILES) && n > 1) {
+        uint32_t old = UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++)
+            if (strcmp(files[i].name, keep_base) != 0 && (old == UINT32_MAX || files[i].mtime < files[old].mtime)) old = i;
+        if (old == UINT32_MAX) break;
+        snprintf(p, sizeof p, "%s/%s", dir, files[old].name);
+        unlink(p);
+        total -= files[old].size;
+        files[old] = files[--n];
+    }
+}
+
 /* The path of a PCH for this command line, built now if there is none; NULL: parse without. */
 static const char *cx__pch(Lower *L, CXIndex idx, const Args *args, bool real, const char *inc_dir,
                            const CxConfig *cfg, struct CXUnsavedFile *stub, uint32_t nstub, uint64_t *key_out)
@@ -2256,6 +2307,8 @@ static const char *cx__pch(Lower *L, CXIndex idx, const Args *args, bool real, c
             return ok ? path : NULL;
         }
     bool ok = cx__file_exists(path);
+    bool built = false;
+    if (ok) utimensat(AT_FDCWD, path, NULL, 0); /* used: the eviction keeps the recently used */
     if (!ok) {
         /* the header the PCH is made of: what a LibTorch file includes first */
         static const char hdr_path[] = CX_STUB_DIR "/gradleak_pch.h";
@@ -2290,10 +2343,12 @@ static const char *cx__pch(Lower *L, CXIndex idx, const Args *args, bool real, c
                 const char *tmp = arena_printf(L->arena, "%s.%d.tmp", path, (int)getpid());
                 ok = A->clang_saveTranslationUnit(tu, tmp, 0) == 0 && rename(tmp, path) == 0;
                 if (!ok) unlink(tmp);
+                built = ok;
             }
             A->clang_disposeTranslationUnit(tu);
         }
     }
+    if (built) cx__pch_evict(dir, path);
     if (cx_pch_nseen < ARRAY_LEN(cx_pch_seen)) {
         cx_pch_seen[cx_pch_nseen].key = key;
         cx_pch_seen[cx_pch_nseen++].ok = ok;
