@@ -34,6 +34,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "front/cxx/cx.h"
+#include "front/cxx/cx_shadow.h"
 
 #if GL_HAVE_LIBCLANG
 #include "front/cxx/cx_clang.h"
@@ -109,6 +110,8 @@ typedef struct Lower {
     LineIndex lines;
     uint32_t next_region;
     bool truncated;
+    const CxShadow *shadow;    /* lowering the shadow source: its offsets map to the file's */
+    Array(uint32_t) skip;      /* [start, end) pairs of file offsets: functions the shadow lowers */
 } Lower;
 
 /* ---- small helpers --------------------------------------------------------------------------- */
@@ -151,6 +154,8 @@ static bool cx__offsets(Lower *L, CXCursor c, uint32_t *s, uint32_t *e)
     A->clang_getFileLocation(A->clang_getRangeStart(r), &f1, NULL, NULL, &o1);
     A->clang_getFileLocation(A->clang_getRangeEnd(r), &f2, NULL, NULL, &o2);
     if (!A->clang_Location_isFromMainFile(A->clang_getRangeStart(r))) return false;
+    if (L->shadow && !(cx_shadow_map(L->shadow, o1, false, &o1) && cx_shadow_map(L->shadow, o2, true, &o2)))
+        return false;
     if (o1 > L->len || o2 > L->len || o2 < o1) return false;
     *s = o1, *e = o2;
     return true;
@@ -733,6 +738,11 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
         for (uint32_t i = first; i < L->kids.len; i++)
             if (cx__is_expr(L->kids.items[i])) base = L->kids.items[i], has_base = true;
         L->kids.len = first;
+        if (!has_base && L->shadow && !L_fn(L)->has_self) {
+            /* a free function of the shadow: an unknown name is a variable of its own */
+            push_val(L, cx__load(L, sp, name, NULL));
+            return;
+        }
         if (has_base) {
             sched(s, W_EXPR, base, sp, d);
         } else {
@@ -1040,7 +1050,15 @@ static void cx__emit_call(Lower *L, const Work *w)
         return;
     }
     /* m->forward(x) is m(x): the callee is the module (loop-invariant when m is) */
-    if (method && !strcmp(method, "forward") && co->a != IR_NONE) {
+    if (method && !strcmp(method, "forward") && co->a != IR_NONE && L->shadow && !L_fn(L)->has_self &&
+        !f->ops.items[co->a].qual) {
+        /* types partly unknown (the shadow): `m->forward(x)` is LibTorch's module call whatever m is */
+        TyInfo mod = {TY_MODULE, "torch.nn.Module", NULL};
+        callee = cx__construct(L, &mod, w->span);
+        co = &f->ops.items[callee];
+        method = NULL;
+        v = L->vals.items + w->vbase;
+    } else if (method && !strcmp(method, "forward") && co->a != IR_NONE) {
         callee = co->a;
         co = &f->ops.items[callee];
         method = co->kind == IR_ATTR ? co->name : NULL;
@@ -1116,6 +1134,13 @@ static void cx__target(Lower *L, const Work *w, Schedule *s)
         L->kids.len = first;
         const char *name = cx__spelling(L, c);
         if (!name[0]) name = cx__member_name(L, sp);
+        if (!has && L->shadow && !L_fn(L)->has_self) {
+            uint32_t op = emit(L, IR_STORE, sp);
+            op_at(L, op)->a = value;
+            op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
+            op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
+            return;
+        }
         Work *x;
         if (has) sched(s, W_EXPR, base, sp, (uint16_t)(w->depth + 1));
         else if (L_fn(L)->has_self) sched_act(s, A_PASS, c, sp, 0, 2);
@@ -1220,6 +1245,21 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
     if (cx__is_expr(c)) {
         /* only a call whose value is dropped is a call statement (`x = x.cuda();` is not) */
         CXCursor top = cx__unwrap(L, c);
+        if (A->clang_getCursorKind(top) == CXCursor_BinaryOperator) {
+            /* `X.to(device), y.to(device);`: each operand of a comma is a statement of its own */
+            uint32_t first = cx__children(L, top);
+            CXCursor ops[2];
+            uint32_t n = 0;
+            for (uint32_t i = first; i < L->kids.len && n < 2; i++)
+                if (cx__is_expr(L->kids.items[i])) ops[n++] = L->kids.items[i];
+            L->kids.len = first;
+            uint32_t s0, e0;
+            if (n == 2 && cx__offsets(L, ops[0], &s0, &e0) && !strcmp(cx__op_at(L, e0, (uint32_t)L->len), ",")) {
+                sched(s, W_STMT, ops[0], sp, d);
+                sched(s, W_STMT, ops[1], sp, d);
+                return;
+            }
+        }
         bool call = A->clang_getCursorKind(top) == CXCursor_CallExpr &&
                     strncmp(cx__spelling(L, top), "operator", 8) != 0;
         sched(s, W_EXPR, c, sp, d);
@@ -1421,6 +1461,26 @@ static void cx__sched_func(Lower *L, CXCursor c, Span sp, uint32_t cls, Schedule
     sched_act(s, A_FUNC_END, c, sp, 0, 0);
 }
 
+/* A class template of the shadow source: GlFree__ holds free functions; another one holds the
+ * out-of-line methods of that class (a class of the file when there is one). Returns false when
+ * the class is new (lowered as a class). */
+static bool cx__shadow_class(Lower *L, CXCursor c, Span sp, Schedule *s)
+{
+    const char *name = cx__spelling(L, c);
+    bool free_fns = !strcmp(name, "GlFree__");
+    uint32_t cls = free_fns ? IR_NONE : strmap_get(&L->class_index, name, strlen(name));
+    if (!free_fns && cls == UINT32_MAX) return false;
+    uint32_t first = cx__children(L, c);
+    for (uint32_t i = first; i < L->kids.len; i++) {
+        CXCursor m = L->kids.items[i];
+        enum CXCursorKind mk = A->clang_getCursorKind(m);
+        if (mk == CXCursor_CXXMethod || mk == CXCursor_Constructor || mk == CXCursor_FunctionTemplate)
+            cx__sched_func(L, m, cx__span_of(L, m, sp), cls, s);
+    }
+    L->kids.len = first;
+    return true;
+}
+
 static void cx__decl(Lower *L, const Work *w, Schedule *s)
 {
     CXCursor c = w->c;
@@ -1441,6 +1501,8 @@ static void cx__decl(Lower *L, const Work *w, Schedule *s)
     case CXCursor_FunctionTemplate:
     case CXCursor_CXXMethod:
     case CXCursor_Constructor: {
+        for (uint32_t i = 0; i + 1 < L->skip.len; i += 2)
+            if (sp.start >= L->skip.items[i] && sp.start < L->skip.items[i + 1]) return; /* the shadow's */
         /* out-of-line methods (Net::forward) belong to their class when it is in this file */
         uint32_t cls = IR_NONE;
         CXCursor parent = A->clang_getCursorSemanticParent(c);
@@ -1448,7 +1510,15 @@ static void cx__decl(Lower *L, const Work *w, Schedule *s)
         if (pk == CXCursor_ClassDecl || pk == CXCursor_StructDecl || pk == CXCursor_ClassTemplate) {
             const char *pn = cx__spelling(L, parent);
             cls = strmap_get(&L->class_index, pn, strlen(pn));
-            if (cls == UINT32_MAX) cls = IR_NONE - 1; /* a method of a class we do not see */
+            if (cls == UINT32_MAX && pn[0] && !cx__is_main(parent) && A->clang_isCursorDefinition(parent)) {
+                /* a class of a header (a trainer declared in runner.h): a class of its own here, so its
+                 * members flow between its methods; the methods type its members (cx__header_members) */
+                sched_act(s, A_CLASS_BEGIN, parent, sp, 0, 0);
+                sched_act(s, A_CLASS_END, parent, sp, 0, 0);
+                cls = IR_NONE - 3;
+            } else if (cls == UINT32_MAX) {
+                cls = IR_NONE - 1; /* a method of a class we do not see */
+            }
         }
         cx__sched_func(L, c, sp, cls, s);
         break;
@@ -1457,6 +1527,7 @@ static void cx__decl(Lower *L, const Work *w, Schedule *s)
     case CXCursor_StructDecl:
     case CXCursor_ClassTemplate: {
         if (!A->clang_isCursorDefinition(c)) break;
+        if (L->shadow && cx__shadow_class(L, c, sp, s)) break;
         sched_act(s, A_CLASS_BEGIN, c, sp, 0, 0);
         uint32_t first = cx__children(L, c);
         bool has_ctor = false;
@@ -1503,6 +1574,57 @@ static void cx__param(Lower *L, IrFunc *f, const char *name, const char *qual, u
 }
 
 static void cx__field_inits(Lower *L, uint32_t class_ctx, Span sp, Schedule *s);
+static void cx__set_attr(Lower *L, uint32_t obj, uint32_t value, const char *name, Span sp);
+
+/* An out-of-line method of a class declared in a header: its members of module, optimizer and
+ * data-loader types hold those (the class's constructor is not lowered here: it may be in another
+ * file), so `model_->forward(x)` is a model call in a trainer's methods. */
+static void cx__header_members(Lower *L, CXCursor fn, Span sp)
+{
+    CXCursor cls = A->clang_getCursorSemanticParent(fn);
+    enum CXCursorKind ck = A->clang_getCursorKind(cls);
+    if ((ck != CXCursor_ClassDecl && ck != CXCursor_StructDecl) || cx__is_main(cls)) return;
+    uint32_t first = cx__children(L, cls);
+    uint32_t n = L->kids.len - first;
+    CXCursor *fields = ARENA_NEW_N(L->arena, CXCursor, n ? n : 1);
+    memcpy(fields, L->kids.items + first, sizeof(CXCursor) * n);
+    L->kids.len = first;
+    for (uint32_t i = 0; i < n; i++) {
+        if (A->clang_getCursorKind(fields[i]) != CXCursor_FieldDecl) continue;
+        TyInfo ti = cx__classify(L, A->clang_getCursorType(fields[i]));
+        if (ti.cls != TY_MODULE && ti.cls != TY_OPTIM && ti.cls != TY_LOADER) continue;
+        uint32_t v = cx__construct(L, &ti, sp);
+        cx__set_attr(L, cx__load(L, sp, "self", NULL), v, cx__spelling(L, fields[i]), sp);
+    }
+}
+
+/* A method of the shadow source (its class unseen): the members it calls as LibTorch modules
+ * (`model_->forward(x)`, `net.forward(x)`) hold modules, whatever their unknown types. */
+static void cx__shadow_members(Lower *L, CXCursor fn, Span sp)
+{
+    uint32_t s0, e0;
+    if (!cx__offsets(L, fn, &s0, &e0)) return;
+    const char *names[8];
+    uint32_t n = 0;
+    for (uint32_t i = s0; i + 9 < e0 && n < ARRAY_LEN(names); i++) {
+        uint32_t k = i;
+        if (!memcmp(L->src + i, "->forward(", 10)) k = i;
+        else if (!memcmp(L->src + i, ".forward(", 9)) k = i;
+        else continue;
+        uint32_t b = k;
+        while (b > s0 && (isalnum((unsigned char)L->src[b - 1]) || L->src[b - 1] == '_')) b--;
+        if (b == k || (b > s0 && (L->src[b - 1] == '.' || L->src[b - 1] == '>' || L->src[b - 1] == ':'))) continue;
+        const char *nm = arena_strndup(L->arena, L->src + b, k - b);
+        bool dup = false;
+        for (uint32_t j = 0; j < n && !dup; j++) dup = !strcmp(names[j], nm);
+        if (!dup) names[n++] = nm;
+    }
+    TyInfo mod = {TY_MODULE, "torch.nn.Module", NULL};
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t v = cx__construct(L, &mod, sp);
+        cx__set_attr(L, cx__load(L, sp, "self", NULL), v, names[j], sp);
+    }
+}
 
 static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
 {
@@ -1517,6 +1639,11 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
         class_ctx = L->classes.len ? L->classes.len - 1 : IR_NONE;
         cls = class_ctx != IR_NONE ? L->classes.items[class_ctx].index : IR_NONE;
     }
+    if (cls == IR_NONE - 3) { /* a header's class, lowered just before: by name */
+        const char *pn = cx__spelling(L, A->clang_getCursorSemanticParent(c));
+        cls = strmap_get(&L->class_index, pn, strlen(pn));
+        if (cls == UINT32_MAX) cls = IR_NONE - 1;
+    }
     bool is_method = cls != IR_NONE;
     if (cls == IR_NONE - 1) cls = IR_NONE; /* method of an unseen class: self, no class */
     bool is_static = !synth && k == CXCursor_CXXMethod && A->clang_CXXMethod_isStatic(c);
@@ -1527,6 +1654,7 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
         CXSourceLocation loc = A->clang_getCursorLocation(c);
         unsigned off;
         A->clang_getFileLocation(loc, NULL, NULL, NULL, &off);
+        if (L->shadow && !cx_shadow_map(L->shadow, off, false, &off)) off = UINT_MAX;
         if (off < L->len) {
             name_sp.start = off;
             name_sp.end = off + (uint32_t)strlen(nm == cx__spelling(L, c) ? nm : "");
@@ -1547,6 +1675,8 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
     array_push(&L->funcs, fc);
     uint32_t pos = 0;
     if (fc.has_self) cx__param(L, f, "self", NULL, pos++, name_sp);
+    if (fc.has_self && L->shadow && !synth) cx__shadow_members(L, c, name_sp);
+    if (fc.has_self && !L->shadow && !synth) cx__header_members(L, c, name_sp);
     if (!synth) {
         uint32_t first = cx__children(L, c);
         for (uint32_t i = first; i < L->kids.len; i++) {
@@ -2384,6 +2514,138 @@ static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *i
     return cx__hash(h, ver, strlen(ver));
 }
 
+/* Runs the work list from a translation unit's cursor. */
+static void cx__run(Lower *L, CXCursor tu_cursor, Span whole, Schedule *s)
+{
+    Work root;
+    memset(&root, 0, sizeof root);
+    root.kind = W_DECL;
+    root.c = tu_cursor;
+    root.span = whole;
+    array_push(&L->work, root);
+    while (L->work.len) {
+        Work w = array_pop(&L->work);
+        switch ((WorkKind)w.kind) {
+        case W_DECL: cx__decl(L, &w, s); break;
+        case W_STMT: cx__stmt(L, &w, s); break;
+        case W_EXPR: cx__expr(L, &w, s); break;
+        case W_EXIT: cx__exit(L, &w); break;
+        case W_TARGET: cx__target(L, &w, s); break;
+        case W_VARDECL: cx__vardecl(L, &w, s); break;
+        case W_ACTION: cx__action(L, &w, s); break;
+        }
+        sched_commit(L, s);
+    }
+}
+
+/* The namespace-level function definitions that go to the shadow source: those clang dropped
+ * (no function of the AST starts inside them: `void Runner::warm(int n) {...}` of a class whose
+ * header was not found) and those with an unknown name in their body (`img.to(at::kCUDA);`).
+ * Their ranges go to L->skip (the AST's functions there are not lowered from the AST). */
+static void cx__shadow_select(Lower *L, CXTranslationUnit tu, const void *undeclared_v, CxShadowFns *out)
+{
+    const Array(uint32_t) *undeclared = undeclared_v;
+    CxShadowFns all;
+    array_init(&all);
+    cx_shadow_scan(L->src, L->len, &all);
+    /* where the AST's function definitions start */
+    Array(uint32_t) starts;
+    array_init(&starts);
+    Array(CXCursor) stack;
+    array_init(&stack);
+    array_push(&stack, A->clang_getTranslationUnitCursor(tu));
+    while (stack.len && stack.len < 4096) {
+        CXCursor c = array_pop(&stack);
+        uint32_t first = cx__children(L, c);
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            CXCursor k = L->kids.items[i];
+            enum CXCursorKind kk = A->clang_getCursorKind(k);
+            if (!cx__is_main(k)) continue;
+            if (kk == CXCursor_Namespace || kk == CXCursor_LinkageSpec || kk == CXCursor_UnexposedDecl) array_push(&stack, k);
+            uint32_t so, eo;
+            if ((kk == CXCursor_FunctionDecl || kk == CXCursor_CXXMethod || kk == CXCursor_Constructor ||
+                 kk == CXCursor_Destructor || kk == CXCursor_FunctionTemplate) && cx__offsets(L, k, &so, &eo))
+                array_push(&starts, so);
+        }
+        L->kids.len = first;
+    }
+    array_free(&stack);
+    for (uint32_t i = 0; i < all.len; i++) {
+        const CxShadowFn *fn = &all.items[i];
+        bool covered = false, unknown = false;
+        for (uint32_t k = 0; k < starts.len && !covered; k++) covered = starts.items[k] >= fn->start && starts.items[k] < fn->end;
+        for (uint32_t k = 0; k < undeclared->len && !unknown; k++)
+            unknown = undeclared->items[k] > fn->brace && undeclared->items[k] < fn->end;
+        if (covered && !unknown) continue;
+        array_push(out, *fn);
+        array_push(&L->skip, fn->start);
+        array_push(&L->skip, fn->end);
+    }
+    array_free(&starts);
+    array_free(&all);
+}
+
+/* The unknown names of a shadow parse's diagnostics, as using-declarations of the dependent base
+ * ("using GlB::model_;", "using typename GlB::Config;"), appended to b. */
+static void cx__shadow_usings(Lower *L, CXTranslationUnit tu, StrBuf *b)
+{
+    StrMap seen;
+    strmap_init(&seen);
+    unsigned nd = A->clang_getNumDiagnostics(tu);
+    for (unsigned i = 0; i < nd; i++) {
+        CXDiagnostic dg = A->clang_getDiagnostic(tu, i);
+        const char *msg = cx__str(L, A->clang_getDiagnosticSpelling(dg));
+        A->clang_disposeDiagnostic(dg);
+        bool type = !strncmp(msg, "unknown type name '", 19);
+        if (!type && strncmp(msg, "use of undeclared identifier '", 30) != 0) continue;
+        const char *nm = strchr(msg, '\'') + 1;
+        size_t n = strcspn(nm, "'");
+        if (!n || n > 128 || strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n) continue;
+        if (strmap_get(&seen, nm, n) != UINT32_MAX) continue;
+        strmap_put(&seen, nm, n, 1);
+        sb_printf(b, "using %sGlB::%.*s;\n", type ? "typename " : "", (int)n, nm);
+    }
+    strmap_free(&seen);
+}
+
+/* Parses the shadow source of fns (twice: the second time with the unknown names of the first
+ * declared as dependent members) and lowers it into L's module. Returns the functions lowered. */
+static uint32_t cx__shadow_lower(Lower *L, CXIndex idx, const char *abs_path, const Args *args,
+                                 struct CXUnsavedFile *unsaved, uint32_t nun, unsigned opts, const CxShadowFns *fns,
+                                 Span whole, Schedule *s)
+{
+    const char *path = arena_printf(L->arena, "%s.gradleak-shadow.cpp", abs_path);
+    struct CXUnsavedFile main_file = unsaved[0];
+    StrBuf usings;
+    sb_init(&usings);
+    CXTranslationUnit tu = NULL;
+    CxShadow sh;
+    memset(&sh, 0, sizeof sh);
+    for (int pass = 0; pass < 2; pass++) {
+        cx_shadow_free(&sh);
+        cx_shadow_build(&sh, L->src, L->len, fns->items, fns->len, usings.len ? usings.data : NULL);
+        unsaved[0] = (struct CXUnsavedFile){path, sh.text.data ? sh.text.data : "", (unsigned long)sh.text.len};
+        if (tu) A->clang_disposeTranslationUnit(tu), tu = NULL;
+        if (cx__parse(idx, path, args->v.items, (int)args->v.len, unsaved, nun, opts, &tu) != CXError_Success) tu = NULL;
+        if (!tu) break;
+        if (pass == 0) {
+            cx__shadow_usings(L, tu, &usings);
+            if (!usings.len) break;
+        }
+    }
+    unsaved[0] = main_file;
+    uint32_t before = L->m->funcs.len;
+    if (tu) {
+        L->shadow = &sh;
+        cx__run(L, A->clang_getTranslationUnitCursor(tu), whole, s);
+        L->shadow = NULL;
+        A->clang_disposeTranslationUnit(tu);
+    }
+    cx_shadow_free(&sh);
+    sb_free(&usings);
+    return L->m->funcs.len - before;
+}
+
 static uint64_t now_ns(void)
 {
     struct timespec ts;
@@ -2479,8 +2741,8 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     for (uint32_t i = 0; i + 1 < args.v.len && nskip < ARRAY_LEN(skip); i++)
         if (!strcmp(args.v.items[i], "-isystem") || !strcmp(args.v.items[i], "-idirafter")) skip[nskip++] = args.v.items[++i];
         else if (!strncmp(args.v.items[i], "-isystem", 8) && args.v.items[i][8]) skip[nskip++] = args.v.items[i] + 8;
-    array_free(&args.v);
     if (ec != CXError_Success || !tu) {
+        array_free(&args.v);
         A->clang_disposeIndex(idx);
         lineindex_free(&L.lines);
         return -2;
@@ -2490,6 +2752,8 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     /* errors in this file (unknown names from headers that were not found, syntax errors) */
     unsigned nd = A->clang_getNumDiagnostics(tu);
     bool fatal_seen = false;
+    Array(uint32_t) undeclared; /* offsets of unknown names in this file: their functions go to the shadow */
+    array_init(&undeclared);
     for (unsigned i = 0; i < nd; i++) {
         CXDiagnostic dg = A->clang_getDiagnostic(tu, i);
         enum CXDiagnosticSeverity sev = A->clang_getDiagnosticSeverity(dg);
@@ -2499,6 +2763,12 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
         if (sev >= CXDiagnostic_Error) {
             const char *spell = cx__str(&L, A->clang_getDiagnosticSpelling(dg));
             bool limit = strstr(spell, "too many errors emitted") != NULL;
+            if (A->clang_Location_isFromMainFile(loc) &&
+                (!strncmp(spell, "use of undeclared identifier", 28) || !strncmp(spell, "unknown type name", 17))) {
+                unsigned uoff;
+                A->clang_getFileLocation(loc, NULL, NULL, NULL, &uoff);
+                array_push(&undeclared, (uint32_t)uoff);
+            }
             if (!limit && (!res->first_error || (sev == CXDiagnostic_Fatal && !fatal_seen))) {
                 unsigned line, col;
                 CXFile df;
@@ -2523,25 +2793,17 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     array_push(&L.funcs, fc);
     Schedule s;
     array_init(&s);
-    Work root;
-    memset(&root, 0, sizeof root);
-    root.kind = W_DECL;
-    root.c = A->clang_getTranslationUnitCursor(tu);
-    root.span = whole;
-    array_push(&L.work, root);
-    while (L.work.len) {
-        Work w = array_pop(&L.work);
-        switch ((WorkKind)w.kind) {
-        case W_DECL: cx__decl(&L, &w, &s); break;
-        case W_STMT: cx__stmt(&L, &w, &s); break;
-        case W_EXPR: cx__expr(&L, &w, &s); break;
-        case W_EXIT: cx__exit(&L, &w); break;
-        case W_TARGET: cx__target(&L, &w, &s); break;
-        case W_VARDECL: cx__vardecl(&L, &w, &s); break;
-        case W_ACTION: cx__action(&L, &w, &s); break;
-        }
-        sched_commit(&L, &s);
+    CxShadowFns shadowed;
+    array_init(&shadowed);
+    if (res->n_errors) cx__shadow_select(&L, tu, &undeclared, &shadowed);
+    cx__run(&L, A->clang_getTranslationUnitCursor(tu), whole, &s);
+    if (shadowed.len) {
+        res->n_shadow = cx__shadow_lower(&L, idx, abs_path, &args, unsaved, nun, opts, &shadowed, whole, &s);
+        res->n_shadow_fns = shadowed.len;
     }
+    array_free(&shadowed);
+    array_free(&undeclared);
+    array_free(&L.skip);
     Work endw;
     memset(&endw, 0, sizeof endw);
     L.funcs.len = 1;
@@ -2554,6 +2816,7 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     strmap_free(&L.class_index);
     strmap_free(&L.types);
     lineindex_free(&L.lines);
+    array_free(&args.v);
     A->clang_disposeTranslationUnit(tu);
     A->clang_disposeIndex(idx);
     res->parse_ns = t1 - t0;
