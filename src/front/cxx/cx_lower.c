@@ -470,6 +470,21 @@ static uint32_t cx__construct(Lower *L, const TyInfo *ti, Span sp)
     return op;
 }
 
+/* v converted to a C++ number (the declared type of what it is stored in, or added to, is int64_t,
+ * double...): a number carries no graph, whatever the analysis makes of the expression. Lowered as
+ * Python's float(v), which the dataflow knows. */
+static uint32_t cx__scalar(Lower *L, uint32_t v, Span sp)
+{
+    uint32_t callee = cx__load(L, sp, "float", NULL);
+    uint32_t op = emit(L, IR_CALL, sp);
+    op_at(L, op)->a = callee;
+    op_at(L, op)->args = L_f(L)->args.len;
+    op_at(L, op)->nargs = 1;
+    array_push(&L_f(L)->args, v);
+    array_push(&L_f(L)->kw, (const char *)NULL);
+    return op;
+}
+
 /* ---- source text helpers --------------------------------------------------------------------- */
 
 static uint32_t cx__skip_ws(Lower *L, uint32_t i, uint32_t end)
@@ -1099,6 +1114,8 @@ static void cx__emit_call(Lower *L, const Work *w)
     }
     op_at(L, op)->nargs = f->args.len - op_at(L, op)->args;
     L->vals.len = w->vbase;
+    /* a call declared to return a number (float metric(const Tensor&), x.size(0)) returns no graph */
+    if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_SCALAR) op = cx__scalar(L, op, w->span);
     push_val(L, op);
 }
 
@@ -1116,6 +1133,7 @@ static void cx__target(Lower *L, const Work *w, Schedule *s)
         /* assigning to a module-typed variable or field: it holds a module whatever the expression */
         value = cx__construct(L, &ti, sp);
     }
+    if (ti.cls == TY_SCALAR) value = cx__scalar(L, value, sp);
     if (k == CXCursor_DeclRefExpr) {
         CXCursor r = A->clang_getCursorReferenced(c);
         const char *name = A->clang_Cursor_isNull(r) ? cx__spelling(L, c) : cx__spelling(L, r);
@@ -1946,6 +1964,7 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
     case A_CALL: cx__emit_call(L, w); break;
     case A_AUG: {
         uint32_t rhs = pop_val(L), lhs = pop_val(L);
+        if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_SCALAR) rhs = cx__scalar(L, rhs, w->span);
         uint32_t op = emit(L, IR_BINOP, w->span);
         op_at(L, op)->aux = w->aux;
         op_at(L, op)->a = lhs;
@@ -1958,6 +1977,7 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
         const char *name = cx__spelling(L, w->c);
         uint32_t v = pop_val(L);
         if (!name[0]) break;
+        if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_SCALAR) v = cx__scalar(L, v, w->span);
         uint32_t op = emit(L, IR_STORE, cx__span_of(L, w->c, w->span));
         op_at(L, op)->a = v;
         op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
