@@ -994,9 +994,13 @@ static void cx__exit(Lower *L, const Work *w)
         if (!strcmp(o->name, "push_back") || !strcmp(o->name, "emplace_back") || !strcmp(o->name, "push_front") ||
             !strcmp(o->name, "emplace_front"))
             o->name = "append";
+        /* a data member declared as a tensor: the dataflow takes it as one (not for methods) */
+        if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_TENSOR &&
+            A->clang_getCursorKind(A->clang_getCursorReferenced(w->c)) == CXCursor_FieldDecl)
+            o->qual = "torch.Tensor";
         if (o->a != IR_NONE) {
             const IrOp *base = &f->ops.items[o->a];
-            if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE && !base->qual &&
+            if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE && (!base->qual || !strcmp(base->qual, "torch.Tensor")) &&
                 strlen(f->vars.items[base->var].name) < 128)
                 o->var = ir_func_pseudo_var(f, L->arena, base->var, o->name);
         }
@@ -1616,19 +1620,24 @@ static void cx__header_members(Lower *L, CXCursor fn, Span sp)
     }
 }
 
-/* A method of the shadow source (its class unseen): the members it calls as LibTorch modules
- * (`model_->forward(x)`, `net.forward(x)`) hold modules, whatever their unknown types. */
+/* A method of the shadow source (its class unseen): the members it uses as LibTorch modules
+ * (`model_->forward(x)`, `net.forward(x)`, `model_->eval()`, `policy_->parameters()`) hold modules,
+ * whatever their unknown types. */
 static void cx__shadow_members(Lower *L, CXCursor fn, Span sp)
 {
     uint32_t s0, e0;
     if (!cx__offsets(L, fn, &s0, &e0)) return;
     const char *names[8];
     uint32_t n = 0;
+    /* module-only methods of LibTorch (a tensor has none of them) */
+    static const char *const calls[] = {"->forward(", ".forward(", "->eval()", "->train(", "->parameters(",
+                                        "->named_parameters(", "->named_modules(", "->children("};
     for (uint32_t i = s0; i + 9 < e0 && n < ARRAY_LEN(names); i++) {
         uint32_t k = i;
-        if (!memcmp(L->src + i, "->forward(", 10)) k = i;
-        else if (!memcmp(L->src + i, ".forward(", 9)) k = i;
-        else continue;
+        bool hit = false;
+        for (size_t ci = 0; ci < ARRAY_LEN(calls) && !hit; ci++)
+            hit = i + strlen(calls[ci]) <= e0 && !memcmp(L->src + i, calls[ci], strlen(calls[ci]));
+        if (!hit) continue;
         uint32_t b = k;
         while (b > s0 && (isalnum((unsigned char)L->src[b - 1]) || L->src[b - 1] == '_')) b--;
         if (b == k || (b > s0 && (L->src[b - 1] == '.' || L->src[b - 1] == '>' || L->src[b - 1] == ':'))) continue;
@@ -2259,6 +2268,18 @@ static bool cx__command(Lower *L, const char *abs_path, const CxConfig *cfg, Arg
             args_add(args, "-x");
             args_add(args, "c++");
             args_add(args, "-std=c++17");
+        }
+        /* no compile command: the project's include folders as CMake projects lay them out (an
+         * `include/` beside the file or up to three folders above it) */
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", abs_path);
+        for (int up = 0; up < 4; up++) {
+            char *slash = strrchr(dir, '/');
+            if (!slash || slash == dir) break;
+            *slash = 0;
+            const char *inc = arena_printf(L->arena, "%s/include", dir);
+            struct stat st;
+            if (stat(inc, &st) == 0 && S_ISDIR(st.st_mode)) args_add(args, arena_printf(L->arena, "-I%s", inc));
         }
     }
     /* real headers: the compile command's include folders, else $LIBTORCH or the system */
