@@ -479,9 +479,9 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
             out->syntax_error = true;
             out->n_syntax_errors = cr.n_errors; /* fix_file reverts a fix that adds a clang error */
             out->notes = cr.n_errors
-                ? arena_printf(&out->arena, "%u clang error%s (first: %s; parsed against %s): linted as far as the AST allows%s",
+                ? arena_printf(&out->arena, "%u clang error%s (first: %s; parsed against %s): linted as far as the AST allows%s%s%s",
                                cr.n_errors, cr.n_errors == 1 ? "" : "s", cr.first_error ? cr.first_error : "?",
-                               cx_mode_name(cr.mode),
+                               cx_mode_name(cr.mode), cr.partial ? "; errors in " : "", cr.partial ? cr.partial : "",
                                cr.n_shadow ? arena_printf(&out->arena, "; %u function%s lowered with types partly unknown",
                                                           cr.n_shadow, cr.n_shadow == 1 ? "" : "s")
                                            : "")

@@ -25,6 +25,7 @@ typedef struct CxResult {
     bool truncated;         /* nesting deeper than CX_MAX_DEPTH was skipped */
     bool pch;               /* parsed with a precompiled header of the LibTorch (or stub) headers */
     uint64_t parse_ns, lower_ns;
+    const char *partial;    /* the functions holding clang errors, "train (3), Runner::warm (1)", or NULL */
     uint32_t n_shadow;      /* functions lowered from the shadow source (types partly unknown) */
     uint32_t n_shadow_fns;  /* definitions that went to the shadow source */
     const char *deps;       /* the project headers it includes (not the system's, LibTorch's or the

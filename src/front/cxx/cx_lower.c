@@ -2555,6 +2555,35 @@ static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *i
     return cx__hash(h, ver, strlen(ver));
 }
 
+/* Partial coverage per function: "train (3), Runner::warm (1)" for the namespace-level function
+ * definitions that hold clang errors (at most 6 named), or NULL. */
+static const char *cx__coverage(Lower *L, const void *errs_v)
+{
+    const Array(uint32_t) *errs = errs_v;
+    CxShadowFns fns;
+    array_init(&fns);
+    cx_shadow_scan(L->src, L->len, &fns);
+    StrBuf b;
+    sb_init(&b);
+    uint32_t named = 0, more = 0;
+    for (uint32_t i = 0; i < fns.len; i++) {
+        const CxShadowFn *fn = &fns.items[i];
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < errs->len; k++) n += errs->items[k] >= fn->start && errs->items[k] < fn->end;
+        if (!n) continue;
+        if (named == 6) { more++; continue; }
+        uint32_t e = fn->name;
+        while (e < fn->brace && (isalnum((unsigned char)L->src[e]) || L->src[e] == '_' || L->src[e] == '~')) e++;
+        sb_printf(&b, "%s%.*s (%u)", named ? ", " : "", (int)(e - fn->qual), L->src + fn->qual, n);
+        named++;
+    }
+    if (more) sb_printf(&b, " and %u more", more);
+    const char *r = b.len ? arena_strndup(L->arena, b.data, b.len) : NULL;
+    sb_free(&b);
+    array_free(&fns);
+    return r;
+}
+
 /* Runs the work list from a translation unit's cursor. */
 static void cx__run(Lower *L, CXCursor tu_cursor, Span whole, Schedule *s)
 {
@@ -2795,6 +2824,8 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     bool fatal_seen = false;
     Array(uint32_t) undeclared; /* offsets of unknown names in this file: their functions go to the shadow */
     array_init(&undeclared);
+    Array(uint32_t) errs; /* offsets of every error in this file: coverage per function */
+    array_init(&errs);
     for (unsigned i = 0; i < nd; i++) {
         CXDiagnostic dg = A->clang_getDiagnostic(tu, i);
         enum CXDiagnosticSeverity sev = A->clang_getDiagnosticSeverity(dg);
@@ -2804,6 +2835,11 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
         if (sev >= CXDiagnostic_Error) {
             const char *spell = cx__str(&L, A->clang_getDiagnosticSpelling(dg));
             bool limit = strstr(spell, "too many errors emitted") != NULL;
+            if (A->clang_Location_isFromMainFile(loc)) {
+                unsigned eoff;
+                A->clang_getFileLocation(loc, NULL, NULL, NULL, &eoff);
+                array_push(&errs, (uint32_t)eoff);
+            }
             if (A->clang_Location_isFromMainFile(loc) &&
                 (!strncmp(spell, "use of undeclared identifier", 28) || !strncmp(spell, "unknown type name", 17))) {
                 unsigned uoff;
@@ -2844,6 +2880,8 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     }
     array_free(&shadowed);
     array_free(&undeclared);
+    if (errs.len) res->partial = cx__coverage(&L, &errs);
+    array_free(&errs);
     array_free(&L.skip);
     Work endw;
     memset(&endw, 0, sizeof endw);
