@@ -1041,6 +1041,26 @@ static const char *cx__kw_for(const char *method, const char *qual, uint32_t pos
     return NULL;
 }
 
+/* Is call a method call on a module (its object's declared type) that is declared to return a
+ * tensor? (`ac->log_prob(a)`; not forward, which is handled by name, nor a parameters() list.) */
+static bool cx__module_method(Lower *L, CXCursor call)
+{
+    if (A->clang_getCursorKind(call) != CXCursor_CallExpr) return false;
+    if (cx__classify(L, A->clang_getCursorType(call)).cls != TY_TENSOR) return false;
+    uint32_t first = cx__children(L, call);
+    CXCursor callee = first < L->kids.len ? L->kids.items[first] : call;
+    bool ok = first < L->kids.len;
+    L->kids.len = first;
+    if (!ok) return false;
+    callee = cx__unwrap(L, callee);
+    if (A->clang_getCursorKind(callee) != CXCursor_MemberRefExpr) return false;
+    CXCursor m = A->clang_getCursorReferenced(callee);
+    if (A->clang_Cursor_isNull(m) || A->clang_getCursorKind(m) != CXCursor_CXXMethod || A->clang_CXXMethod_isStatic(m))
+        return false;
+    TyInfo owner = cx__classify(L, A->clang_getCursorType(A->clang_getCursorSemanticParent(m)));
+    return owner.cls == TY_MODULE;
+}
+
 static void cx__emit_call(Lower *L, const Work *w)
 {
     IrFunc *f = L_f(L);
@@ -1082,6 +1102,12 @@ static void cx__emit_call(Lower *L, const Work *w)
         co = &f->ops.items[callee];
         method = co->kind == IR_ATTR ? co->name : NULL;
         if (co->kind == IR_ATTR) method = NULL; /* self.fc->forward(x): a submodule call */
+    } else if (method && co->a != IR_NONE && w->aux != 1 && cx__module_method(L, w->c)) {
+        /* ac->log_prob(a), net->encode(x): a method of a module declared to return a tensor computes
+         * it from the module's parameters, as forward does */
+        callee = co->a;
+        co = &f->ops.items[callee];
+        method = NULL;
     }
     const char *qual = co->qual;
     bool reg_param = method && !strcmp(method, "register_parameter");
