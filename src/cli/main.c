@@ -664,6 +664,7 @@ static int cmd_check(int argc, char **argv)
     WalkList files;
     array_init(&files);
     walk_paths(paths, npaths, &ig, &files, walk_err, &errors);
+    walk_add_cxx_headers(&files);
     walk_sort_unique(&files);
     walk_ignore_free(&ig);
     gl_free(paths);
