@@ -2568,7 +2568,15 @@ static void cx__pch_reject(uint64_t key, const char *path)
 static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *inc_dir)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    for (uint32_t i = 0; i < args->v.len; i++) h = cx__hash(h, args->v.items[i], strlen(args->v.items[i]) + 1);
+    for (uint32_t i = 0; i < args->v.len; i++) {
+        /* the project's own include folders (-I, -iquote) do not change a PCH of <torch/torch.h> (the
+         * folder of the real headers is hashed below), and clang accepts the PCH with other ones: one
+         * PCH serves every target and tutorial folder of a project */
+        const char *a = args->v.items[i];
+        if (!strcmp(a, "-I") || !strcmp(a, "-iquote")) { i++; continue; }
+        if ((!strncmp(a, "-I", 2) || !strncmp(a, "-iquote", 7)) && strcmp(a, "-I" CX_STUB_DIR) != 0) continue;
+        h = cx__hash(h, a, strlen(a) + 1);
+    }
     h = cx__hash(h, &real, sizeof real);
     if (real && inc_dir) {
         h = cx__hash_stat(h, inc_dir);
