@@ -188,6 +188,18 @@ static void walk__join(StrBuf *b, const char *dir, size_t dlen, const char *name
     }
 }
 
+/* A vendored third-party header (third_party/zmq.hpp, extern/doctest.h): not the project's code. */
+static bool walk__vendored(const char *p)
+{
+    static const char *const dirs[] = {"third_party/", "third-party/", "thirdparty/", "3rdparty/", "vendor/",
+                                       "external/", "extern/", "deps/", "_deps/"};
+    for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+        const char *h = strstr(p, dirs[i]);
+        if (h && (h == p || h[-1] == '/')) return true;
+    }
+    return false;
+}
+
 void walk_add_cxx_headers(WalkList *l)
 {
     static const char *const sources[] = {".cpp", ".cc", ".cxx", ".cu", ".c++", ".h", ".hpp", ".hh", ".hxx", ".cuh"};
@@ -226,7 +238,7 @@ void walk_add_cxx_headers(WalkList *l)
                 struct stat st;
                 if (!cand.len || stat(cand.data, &st) != 0 || !S_ISREG(st.st_mode)) continue;
                 found = true;
-                if (!walk__ends(cand.data, headers, ARRAY_LEN(headers))) continue;
+                if (!walk__ends(cand.data, headers, ARRAY_LEN(headers)) || walk__vendored(cand.data)) continue;
                 bool dup = false;
                 for (uint32_t k = 0; k < l->len && !dup; k++) dup = !strcmp(l->items[k].path, cand.data);
                 if (dup) continue;
