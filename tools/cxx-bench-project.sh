@@ -62,6 +62,7 @@ m "gradleak, stub, no compile db, warm PCH" env GRADLEAK_CXX_HEADERS=stub "$G" c
 m "gradleak, LibTorch (compile db), warm PCH" "$G" check -j 1 -p build --no-cache --exit-zero $files
 m "gradleak, LibTorch (compile db), cached" "$G" check -j 1 -p build --exit-zero $files
 if command -v clang-tidy >/dev/null; then
+    nf=4 # one clang-tidy process per source
     m "clang-tidy --checks=-*,bugprone-* (same db)" sh -c "for f in $files; do clang-tidy -p build --checks='-*,bugprone-*' --quiet \$f; done"
 fi
 echo "findings (LibTorch): $("$G" check -j 1 -p build --no-cache --exit-zero --output-format concise $files 2>/dev/null | grep -c ': GL')"
