@@ -80,6 +80,9 @@ void cli_fix_file(CliFix *cf, const char *path, char **src, size_t *len, LintRes
         fix_outcome_free(&r);
         return;
     }
+    if (r.dropped)
+        fprintf(stderr, "gradleak: warning: %s: %s%s\n", path, r.error,
+                r.dropped > 1 ? arena_printf(&r.lint.arena, " (and %u more)", r.dropped - 1) : "");
     if (r.capped)
         fprintf(stderr, "gradleak: warning: %s: fixes still applied after %d passes; stopped (run again to continue)\n",
                 path, FIX_MAX_PASSES);

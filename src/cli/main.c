@@ -143,6 +143,19 @@ static char *read_file(const char *path, size_t *len)
     return sb_take(&sb);
 }
 
+/* The working folder when the run began. Every file is opened through it (an absolute path), so
+ * nothing depends on the process's cwd once linting has begun (libclang's driver may change it). */
+static char run_cwd[4096];
+
+/* path as an absolute path (through run_cwd) in buf, or path itself when it is absolute already
+ * or too long for buf. */
+static const char *run_abs(const char *path, char *buf, size_t cap)
+{
+    if (path[0] == '/' || !run_cwd[0]) return path;
+    int n = snprintf(buf, cap, "%s/%s", run_cwd, path);
+    return n > 0 && (size_t)n < cap ? buf : path;
+}
+
 /* One file of a run. A run may have tens of thousands, so a job is small: its result (and, when a
  * later step needs them, its bytes) wait in the run's spill, not in memory. */
 typedef struct FileJob {
@@ -272,12 +285,14 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
     }
     size_t len = j->src_len;
     /* a re-lint lints the first lint's bytes */
-    char *src = j->src_at != SPILL_NONE ? spill_get(run->spill, j->src_at, len) : read_file(j->path, &len);
+    char absbuf[4096 + 1024];
+    char *src = j->src_at != SPILL_NONE ? spill_get(run->spill, j->src_at, len)
+                                        : read_file(run_abs(j->path, absbuf, sizeof absbuf), &len);
     if (!src) {
         j->read_errno = (int16_t)(errno > 0 && errno < INT16_MAX ? errno : EIO);
         return;
     }
-    char *key = run->cache ? config_abspath(j->path) : NULL;
+    char *key = run->cache ? config_abspath(run_abs(j->path, absbuf, sizeof absbuf)) : NULL;
     uint64_t content = 0, skey = 0;
     StrBuf blob;
     sb_init(&blob);
@@ -289,13 +304,14 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         skey = settings_key(&o, ext_hash);
         if (engine_lang_of(j->path) == LANG_CXX) {
             /* a C++ file's results also follow its compile flags and the headers it is parsed with */
-            uint64_t ck = engine_cxx_key(j->path, &o);
+            uint64_t ck = engine_cxx_key(run_abs(j->path, absbuf, sizeof absbuf), &o);
             skey = cache_hash64(&ck, sizeof ck, skey);
         }
         void *data;
         size_t n;
         if (cache_get(run->cache, key, skey, content, len, &data, &n) == 1) {
-            if (lint_result_decode(data, n, &res) == 0) {
+            if (lint_result_decode(data, n, &res) == 0 && engine_deps_fresh(res.deps)) {
+                /* (a C++ result stands only while the project headers it includes are unchanged) */
                 cached = true;
                 sb_append(&blob, data, n);
             } else {
@@ -305,7 +321,7 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         }
     }
     if (!cached) {
-        if (engine_lint(j->path, src, len, engine_lang_of(j->path), &o, &res) < 0) {
+        if (engine_lint(run_abs(j->path, absbuf, sizeof absbuf), src, len, engine_lang_of(j->path), &o, &res) < 0) {
             lint_result_free(&res);
             gl_free(key);
             gl_free(src);
@@ -638,6 +654,7 @@ static int cmd_check(int argc, char **argv)
         return EXIT_ERROR;
     }
     if (!jobs) jobs = top->jobs ? top->jobs : default_jobs();
+    if (!getcwd(run_cwd, sizeof run_cwd)) run_cwd[0] = 0;
 
     int errors = 0;
     WalkIgnore ig;
@@ -647,6 +664,7 @@ static int cmd_check(int argc, char **argv)
     WalkList files;
     array_init(&files);
     walk_paths(paths, npaths, &ig, &files, walk_err, &errors);
+    walk_add_cxx_headers(&files);
     walk_sort_unique(&files);
     walk_ignore_free(&ig);
     gl_free(paths);
@@ -665,9 +683,11 @@ static int cmd_check(int argc, char **argv)
         cache = cache_open(dir);
         if (cache_enabled(cache)) {
             /* C++: the precompiled LibTorch headers live beside the results (keyed by flags and headers) */
-            size_t n = strlen(dir) + 8;
+            char abuf[4096 + 1024];
+            const char *adir = run_abs(dir, abuf, sizeof abuf); /* never relative to a cwd */
+            size_t n = strlen(adir) + 8;
             pch_dir = gl_malloc(n);
-            snprintf(pch_dir, n, "%s/pch", dir);
+            snprintf(pch_dir, n, "%s/pch", adir);
         }
         gl_free(dir);
     }
@@ -720,9 +740,12 @@ static int cmd_check(int argc, char **argv)
     BaselineWriter bw;
     baseline_writer_init(&bw);
     uint32_t nfind = 0;
+    uint32_t n_not_analysed = 0; /* C++ files that were not analysed, for whatever reason */
     for (uint32_t i = 0; i < nfiles; i++) {
         FileJob *j = &jobsv[i];
+        bool is_cxx = engine_lang_of(j->path) == LANG_CXX;
         if (j->read_errno) {
+            n_not_analysed += is_cxx;
             if (j->read_errno == ENOENT) { /* the walk saw it: deleted since (a concurrent checkout, a build) */
                 fprintf(stderr, "gradleak: warning: %s: vanished before it could be read: skipped\n", j->path);
                 continue;
@@ -745,6 +768,7 @@ static int cmd_check(int argc, char **argv)
             errors++;
             continue;
         }
+        if (is_cxx && res.skipped) n_not_analysed++;
         if (res.cxx == CXX_UNAVAILABLE) n_cxx_off++;
         else if (res.notes && (res.skipped || res.syntax_error))
             fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, res.notes);
@@ -822,6 +846,10 @@ static int cmd_check(int argc, char **argv)
         baseline_free(&bl);
     }
     oo.fixed = cf.fixed;
+    oo.not_analysed = n_not_analysed;
+    if (n_not_analysed)
+        fprintf(stderr, "gradleak: warning: %u C++ file%s not analysed (exit status 2 unless --exit-zero)\n", n_not_analysed,
+                n_not_analysed == 1 ? "" : "s");
     if (cf.diff) {
         fflush(stdout);
         if (cf.fixed) fprintf(stderr, "Would fix %u error%s.\n", cf.fixed, cf.fixed == 1 ? "" : "s");
@@ -848,6 +876,7 @@ static int cmd_check(int argc, char **argv)
     gl_free(jobsv);
     config_free(cfg);
     if (errors || cf.errors) return EXIT_ERROR;
+    if (n_not_analysed && !exit_zero) return EXIT_ERROR; /* a clean exit would claim files it never read */
     return nfind && !exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
 
 usage_error:

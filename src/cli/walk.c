@@ -153,6 +153,107 @@ void walk_sort_unique(WalkList *l)
     l->len = k;
 }
 
+static bool walk__ends(const char *p, const char *const *exts, size_t n)
+{
+    size_t len = strlen(p);
+    for (size_t i = 0; i < n; i++) {
+        size_t e = strlen(exts[i]);
+        if (len > e && !strcmp(p + len - e, exts[i])) return true;
+    }
+    return false;
+}
+
+/* dir/name with "." and ".." segments resolved lexically (a leading ".." stays), into b. */
+static void walk__join(StrBuf *b, const char *dir, size_t dlen, const char *name, size_t nlen)
+{
+    char tmp[4096];
+    int n = snprintf(tmp, sizeof tmp, "%.*s%s%.*s", (int)dlen, dir, dlen ? "/" : "", (int)nlen, name);
+    sb_clear(b);
+    if (n <= 0 || (size_t)n >= sizeof tmp) return;
+    size_t seg_start[256];
+    uint32_t nseg = 0;
+    bool abs = tmp[0] == '/';
+    if (abs) sb_putc(b, '/');
+    for (char *p = tmp + abs, *save = NULL, *t = strtok_r(p, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(t, ".")) continue;
+        if (!strcmp(t, "..") && nseg && strcmp(b->data + seg_start[nseg - 1], "..") != 0) {
+            b->len = seg_start[--nseg];
+            if (b->len > (size_t)abs) b->len--; /* the '/' before it */
+            b->data[b->len] = 0;
+            continue;
+        }
+        if (b->len > (size_t)abs) sb_putc(b, '/');
+        if (nseg < 256) seg_start[nseg++] = b->len;
+        sb_puts(b, t);
+    }
+}
+
+/* A vendored third-party header (third_party/zmq.hpp, extern/doctest.h): not the project's code. */
+static bool walk__vendored(const char *p)
+{
+    static const char *const dirs[] = {"third_party/", "third-party/", "thirdparty/", "3rdparty/", "vendor/",
+                                       "external/", "extern/", "deps/", "_deps/"};
+    for (size_t i = 0; i < ARRAY_LEN(dirs); i++) {
+        const char *h = strstr(p, dirs[i]);
+        if (h && (h == p || h[-1] == '/')) return true;
+    }
+    return false;
+}
+
+void walk_add_cxx_headers(WalkList *l)
+{
+    static const char *const sources[] = {".cpp", ".cc", ".cxx", ".cu", ".c++", ".h", ".hpp", ".hh", ".hxx", ".cuh"};
+    static const char *const headers[] = {".h", ".hpp", ".hh", ".hxx", ".cuh"};
+    StrBuf cand, dir;
+    sb_init(&cand);
+    sb_init(&dir);
+    uint32_t added = 0;
+    for (uint32_t i = 0; i < l->len && added < 4096; i++) {
+        const char *path = l->items[i].path;
+        if (!walk__ends(path, sources, ARRAY_LEN(sources))) continue;
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        char line[4096];
+        const char *slash = strrchr(path, '/');
+        size_t dlen = slash ? (size_t)(slash - path) : 0;
+        for (int nl = 0; nl < 100000 && fgets(line, sizeof line, f); nl++) {
+            const char *p = line;
+            while (*p == ' ' || *p == '\t') p++;
+            if (*p++ != '#') continue;
+            while (*p == ' ' || *p == '\t') p++;
+            if (strncmp(p, "include", 7) != 0) continue;
+            p += 7;
+            while (*p == ' ' || *p == '\t') p++;
+            if (*p++ != '"') continue;
+            const char *q = strchr(p, '"');
+            if (!q || q == p) continue;
+            /* beside the includer, then the include/ folders above it (docs/cxx.md) */
+            bool found = false;
+            for (int up = -1; up < 4 && !found; up++) {
+                sb_clear(&dir);
+                sb_append(&dir, path, dlen);
+                for (int k = 0; k < up; k++) sb_puts(&dir, dir.len ? "/.." : "..");
+                if (up >= 0) sb_puts(&dir, dir.len ? "/include" : "include");
+                walk__join(&cand, dir.data ? dir.data : "", dir.len, p, (size_t)(q - p));
+                struct stat st;
+                if (!cand.len || stat(cand.data, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+                found = true;
+                if (!walk__ends(cand.data, headers, ARRAY_LEN(headers)) || walk__vendored(cand.data)) continue;
+                bool dup = false;
+                for (uint32_t k = 0; k < l->len && !dup; k++) dup = !strcmp(l->items[k].path, cand.data);
+                if (dup) continue;
+                WalkFile wf = {gl_strndup(cand.data, cand.len), false};
+                array_push(l, wf);
+                added++;
+                path = l->items[i].path; /* the push may have moved the items */
+            }
+        }
+        fclose(f);
+    }
+    sb_free(&cand);
+    sb_free(&dir);
+}
+
 void walk_list_free(WalkList *l)
 {
     for (uint32_t i = 0; i < l->len; i++) gl_free(l->items[i].path);

@@ -25,6 +25,10 @@ void walk_ignore_load(WalkIgnore *ig, const char *root);
 void walk_ignore_free(WalkIgnore *ig);
 int walk_paths(const char *const *paths, int n, const WalkIgnore *ig, WalkList *out, WalkErrFn on_err, void *ctx);
 void walk_sort_unique(WalkList *l);
+/* C++: the project headers the C++ files of l include (`#include "x.h"`, found beside the includer
+ * or in an include/ folder up to four levels above it, followed transitively) are appended, once:
+ * a function defined in a header is analysed in the header, not in each file that includes it. */
+void walk_add_cxx_headers(WalkList *l);
 void walk_list_free(WalkList *l);
 
 #endif

@@ -306,6 +306,8 @@ uint64_t engine_cxx_key(const char *path, const LintOptions *o)
     return cx_config_key(path, &cc);
 }
 
+bool engine_deps_fresh(const char *deps) { return !deps || cx_deps_fresh(deps); }
+
 void engine_collect_comments(IrModule *m, SourceLang lang)
 {
     if (lang == LANG_CXX) cx_collect_comments(m);
@@ -468,6 +470,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
             return 0;
         }
         out->cxx = cr.mode == CX_MODE_LIBTORCH ? CXX_LIBTORCH : CXX_STUB;
+        if (cr.deps) out->deps = arena_strdup(&out->arena, cr.deps);
         if (getenv("GRADLEAK_DEBUG_CXX")) /* for speed figures: where a C++ file's time goes */
             fprintf(stderr, "gradleak: cxx: %s: parse %.1f ms (%s%s), lower %.1f ms\n", path, (double)cr.parse_ns / 1e6,
                     cx_mode_name(cr.mode), cr.pch ? ", precompiled header" : "", (double)cr.lower_ns / 1e6);
@@ -476,9 +479,12 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
             out->syntax_error = true;
             out->n_syntax_errors = cr.n_errors; /* fix_file reverts a fix that adds a clang error */
             out->notes = cr.n_errors
-                ? arena_printf(&out->arena, "%u clang error%s (first: %s; parsed against %s): linted as far as the AST allows",
+                ? arena_printf(&out->arena, "%u clang error%s (first: %s; parsed against %s): linted as far as the AST allows%s%s%s",
                                cr.n_errors, cr.n_errors == 1 ? "" : "s", cr.first_error ? cr.first_error : "?",
-                               cx_mode_name(cr.mode))
+                               cx_mode_name(cr.mode), cr.partial ? "; errors in " : "", cr.partial ? cr.partial : "",
+                               cr.n_shadow ? arena_printf(&out->arena, "; %u function%s lowered with types partly unknown",
+                                                          cr.n_shadow, cr.n_shadow == 1 ? "" : "s")
+                                           : "")
                 : "nesting deeper than the front end handles: the deepest expressions are not analysed";
         }
     } else {

@@ -51,6 +51,8 @@ typedef struct LintResult {
     bool skipped;         /* too large / binary / no libclang */
     uint8_t cxx;          /* CxxParse: for C++ files, which headers the file was parsed against */
     uint32_t n_syntax_errors; /* ERROR/MISSING regions (fix_file reverts a fix that adds one) */
+    const char *deps;     /* C++: the project headers the file includes, "<hash> <path>\n" each, or NULL:
+                           * a cached result stands only while engine_deps_fresh(deps) */
     ExportedFunc *exports; /* summaries of the file's top-level functions */
     uint32_t n_exports;
     ImportedCall *calls;  /* the imported callables the file calls, each name once */
@@ -70,6 +72,8 @@ bool engine_cxx_available(const char **why);
 /* What decides a C++ file's results besides its bytes and the settings (compile flags, header
  * mode, the LibTorch headers' identity, libclang's version), hashed: part of its cache key. */
 uint64_t engine_cxx_key(const char *path, const LintOptions *o);
+/* Are the headers of LintResult.deps unchanged (same contents)? true for NULL. */
+bool engine_deps_fresh(const char *deps);
 /* The comments of a file, for fixture expectations: into m (whose src/len/arena are set). */
 void engine_collect_comments(IrModule *m, SourceLang lang);
 /* Parses and lowers one file into m (for `debug ir`). Returns 0, or negative when the front end

@@ -150,6 +150,13 @@ static void fix__rules_of(const LintResult *r, const FixOptions *fo, char *buf, 
     }
 }
 
+static void fix__free_keys(StrMap *m)
+{
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->slots && m->slots[i].key) gl_free((char *)m->slots[i].key);
+    strmap_free(m);
+}
+
 int fix_file(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *lo,
              const FixOptions *fo_in, FixOutcome *out)
 {
@@ -168,19 +175,41 @@ int fix_file(const char *path, const char *src, size_t len, SourceLang lang, con
     sb_init(&now);
     sb_init(&next);
     sb_append(&now, src, len);
+    /* C++: a fix whose file no longer parses is dropped alone (the analysis cannot see every type,
+     * so a fix can be wrong without a bug in gradleak): after a failing pass, fixes go one at a
+     * time, and those that fail are skipped by their finding (rule and message) */
+    bool single = false;
+    StrMap bad;
+    strmap_init(&bad);
     for (;;) {
-        if (!fix__count(&cur, &fo)) break;
+        /* the pass's view of the findings: C++ leaves out the dropped fixes (and in single mode all
+         * but the first), without touching cur */
+        LintResult view = cur;
+        if (lang == LANG_CXX && (single || bad.len)) {
+            Diag *copy = ARENA_NEW_N(&cur.arena, Diag, cur.diags.len ? cur.diags.len : 1);
+            uint32_t keep = 0;
+            for (uint32_t i = 0; i < cur.diags.len; i++) {
+                Diag *d = &copy[i];
+                *d = cur.diags.items[i];
+                if (!fix_applicable(d->fix, fo.unsafe) || (fo.rule >= 0 && d->rule != fo.rule)) continue;
+                char *key = arena_printf(&cur.arena, "%d:%s", d->rule, d->message ? d->message : "");
+                if (strmap_get(&bad, key, strlen(key)) != UINT32_MAX || (single && keep > 0)) d->fix = NULL;
+                else keep++;
+            }
+            view.diags.items = copy;
+        }
+        if (!fix__count(&view, &fo)) break;
         if (out->passes == max) {
             out->capped = true;
             break;
         }
         /* apply this pass, and count per rule what was accepted */
         sb_clear(&next);
-        uint32_t nd = cur.diags.len;
+        uint32_t nd = view.diags.len;
         const Fix **fixes = gl_malloc((nd ? nd : 1) * sizeof *fixes);
         int *rules = gl_malloc((nd ? nd : 1) * sizeof *rules);
         bool *acc = gl_malloc((nd ? nd : 1) * sizeof *acc);
-        uint32_t m = fix__select(cur.diags.items, nd, fo.unsafe, fo.rule, fixes, rules);
+        uint32_t m = fix__select(view.diags.items, nd, fo.unsafe, fo.rule, fixes, rules);
         uint32_t k = fix__apply(now.data ? now.data : "", now.len, fixes, m, &next, acc);
         uint32_t per_rule[RULE_COUNT] = {0}, nfixed = 0;
         for (uint32_t i = 0; i < m; i++)
@@ -201,8 +230,27 @@ int fix_file(const char *path, const char *src, size_t len, SourceLang lang, con
             lint_result_free(&cur);
             sb_free(&now);
             sb_free(&next);
+            fix__free_keys(&bad);
             memset(out, 0, sizeof *out);
             return rc;
+        }
+        if (after.n_syntax_errors > base_errors && lang == LANG_CXX) {
+            lint_result_free(&after);
+            if (m > 1 && !single) { /* again, one fix at a time */
+                single = true;
+                continue;
+            }
+            for (uint32_t i = 0; i < view.diags.len; i++) { /* the one fix of this pass fails: skip it */
+                const Diag *d = &view.diags.items[i];
+                if (!fix_applicable(d->fix, fo.unsafe) || (fo.rule >= 0 && d->rule != fo.rule)) continue;
+                char *key = arena_printf(&cur.arena, "%d:%s", d->rule, d->message ? d->message : "");
+                strmap_put(&bad, gl_strdup(key), strlen(key), 1);
+                if (!out->dropped++)
+                    snprintf(out->error, sizeof out->error, "the fix of %s at %u:%u would not compile: not applied",
+                             rule_info((RuleId)d->rule)->code, d->span.row + 1, d->span.col + 1);
+                break;
+            }
+            continue;
         }
         if (after.n_syntax_errors > base_errors) {
             char which[128];
@@ -215,6 +263,7 @@ int fix_file(const char *path, const char *src, size_t len, SourceLang lang, con
             lint_result_free(&cur);
             sb_free(&now);
             sb_free(&next);
+            fix__free_keys(&bad);
             out->reverted = true;
             out->applied = 0;
             out->passes = 0;
@@ -241,6 +290,7 @@ int fix_file(const char *path, const char *src, size_t len, SourceLang lang, con
         next = t;
     }
     sb_free(&next);
+    fix__free_keys(&bad);
     out->lint = cur;
     out->len = now.len;
     out->src = now.data ? sb_take(&now) : gl_strndup("", 0);

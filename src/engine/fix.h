@@ -71,7 +71,9 @@ typedef struct FixOutcome {
     bool changed;      /* src differs from the input */
     bool reverted;     /* a pass broke the syntax: everything was undone; see error */
     bool capped;       /* stopped after max_passes with fixes still applicable */
-    char error[256];   /* why it was reverted ("" otherwise) */
+    char error[256];   /* why it was reverted ("" otherwise); C++: the first fix dropped */
+    uint32_t dropped;  /* C++: fixes not applied because the file no longer parsed with them (a
+                        * type the analysis could not see); the other fixes stand */
 } FixOutcome;
 
 /* Lints src[0..len), applies the applicable fixes, re-lints, and repeats to a fixed point.

@@ -3,7 +3,7 @@
 
 /* ---- encoding: little-endian u32s and length-prefixed strings (0xFFFFFFFF = NULL) ---- */
 
-#define BLOB_MAGIC "GLR2"
+#define BLOB_MAGIC "GLR3" /* GLR3: the C++ project headers (deps) after the notes */
 #define NO_STRING 0xFFFFFFFFu
 
 static void put_u32(StrBuf *b, uint32_t v)
@@ -42,6 +42,7 @@ void lint_result_encode(StrBuf *out, const LintResult *r)
     sb_append(out, BLOB_MAGIC, 4);
     put_u32(out, (r->syntax_error ? 1u : 0u) | (r->skipped ? 2u : 0u) | ((uint32_t)(r->cxx & 3u) << 2));
     put_str(out, r->notes);
+    put_str(out, r->deps);
     put_u32(out, r->n_exports);
     for (uint32_t i = 0; i < r->n_exports; i++) {
         put_str(out, r->exports[i].name);
@@ -149,6 +150,7 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
     Reader r = {(const unsigned char *)blob + 4, (const unsigned char *)blob + len, false, arena};
     uint32_t fl = get_u32(&r);
     const char *nt = get_str(&r);
+    const char *deps = get_str(&r);
     out->n_exports = get_count(&r, 32);
     out->exports = ARENA_NEW_N(arena, ExportedFunc, out->n_exports ? out->n_exports : 1);
     for (uint32_t i = 0; i < out->n_exports && !r.bad; i++) {
@@ -224,6 +226,7 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
         return -1;
     }
     out->notes = nt;
+    out->deps = deps;
     out->syntax_error = fl & 1;
     out->cxx = (uint8_t)((fl >> 2) & 3u); /* CxxParse */
     out->skipped = (fl & 2) != 0;

@@ -892,7 +892,7 @@ static AVal df_attr(Interp *I, uint32_t op)
 static AVal df_attr__plain(Interp *I, uint32_t op)
 {
     const IrOp *o = OP(I, op);
-    if (o->qual) {
+    if (o->qual && strcmp(o->qual, "torch.Tensor") != 0) { /* (C++ marks members declared as tensors) */
         AVal r = aval(VK_MODREF, G_NONE, op);
         return r;
     }
@@ -1050,7 +1050,11 @@ static void df_step(Interp *I, uint32_t op)
     case IR_DEL:
         if (o->var != IR_NONE) I->env[o->var] = aval(VK_NONE, G_NONE, op);
         break;
-    case IR_ATTR: r = df_attr(I, op); break;
+    case IR_ATTR:
+        r = df_attr(I, op);
+        /* C++: a member declared as a tensor (`batch.first`, `this->buf`) */
+        if (o->qual && !strcmp(o->qual, "torch.Tensor") && r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
+        break;
     case IR_SET_ATTR:
         r = val_of(I, o->b);
         if (o->var != IR_NONE) df_store(I, o->var, r);

@@ -365,12 +365,17 @@ static void text__header(FILE *fp, const TextStyle *st, const OutFile *f, const 
 static void text__summary(FILE *fp, const TextStyle *st, OutCounts c, const OutOptions *o)
 {
     if (c.total == 0 && o->fixed == 0) {
-        fprintf(fp, "%sAll checks passed!%s\n", st->ok, st->reset);
+        if (o->not_analysed)
+            fprintf(fp, "No findings in the files analysed; %u file%s not analysed (see the warnings above).\n",
+                    o->not_analysed, o->not_analysed == 1 ? "" : "s");
+        else fprintf(fp, "%sAll checks passed!%s\n", st->ok, st->reset);
         return;
     }
     uint32_t all = c.total + o->fixed;
     if (o->fixed) fprintf(fp, "Found %u error%s (%u fixed, %u remaining).\n", all, all == 1 ? "" : "s", o->fixed, c.total);
     else fprintf(fp, "Found %u error%s.\n", all, all == 1 ? "" : "s");
+    if (o->not_analysed)
+        fprintf(fp, "%u file%s not analysed (see the warnings above).\n", o->not_analysed, o->not_analysed == 1 ? "" : "s");
     if (!o->show_fix_hints) return;
     if (c.fixable) {
         fprintf(fp, "%s[*]%s %u fixable with the `--fix` option", st->help, st->reset, c.fixable);

@@ -25,6 +25,11 @@ typedef struct CxResult {
     bool truncated;         /* nesting deeper than CX_MAX_DEPTH was skipped */
     bool pch;               /* parsed with a precompiled header of the LibTorch (or stub) headers */
     uint64_t parse_ns, lower_ns;
+    const char *partial;    /* the functions holding clang errors, "train (3), Runner::warm (1)", or NULL */
+    uint32_t n_shadow;      /* functions lowered from the shadow source (types partly unknown) */
+    uint32_t n_shadow_fns;  /* definitions that went to the shadow source */
+    const char *deps;       /* the project headers it includes (not the system's, LibTorch's or the
+                             * stub): "<hash> <absolute path>\n" each, or NULL */
 } CxResult;
 
 /* Is libclang loadable? On false, *why says what to install (a static string). Thread-safe. */
@@ -38,6 +43,8 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res);
  * headers' identity (folder and torch/torch.h: device, inode, size, mtime) and libclang's version.
  * 0 when libclang is missing. Part of the cache key of a C++ file. */
 uint64_t cx_config_key(const char *path, const CxConfig *cfg);
+/* Do the headers listed in a CxResult.deps still have the contents they had? */
+bool cx_deps_fresh(const char *deps);
 /* Every comment of a C++ source (// and block comments), lexically: no libclang needed. */
 void cx_collect_comments(IrModule *m);
 const char *cx_mode_name(CxMode mode);

@@ -5,6 +5,7 @@
 
 #include <clang-c/CXCompilationDatabase.h>
 #include <clang-c/Index.h>
+#include "base/arena.h"
 #include "base/base.h"
 
 typedef struct CxApi {
@@ -15,5 +16,9 @@ typedef struct CxApi {
 
 /* The loaded table, or NULL (with *why set) when libclang cannot be loaded. Loaded once. */
 const CxApi *cx_api(const char **why);
+
+/* The project headers tu includes, "<hash> <path>\n" each (cx_deps.c): every included file with an
+ * absolute path outside the folders of skip[0..nskip). NULL when there are none. In arena. */
+const char *cx_deps_list(CXTranslationUnit tu, Arena *arena, const char *const *skip, uint32_t nskip);
 
 #endif

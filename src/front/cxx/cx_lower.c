@@ -21,7 +21,9 @@
  *    are the constants True/False; positional backward(grad, retain_graph, create_graph)
  *    arguments get their keyword names. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -32,6 +34,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "front/cxx/cx.h"
+#include "front/cxx/cx_shadow.h"
 
 #if GL_HAVE_LIBCLANG
 #include "front/cxx/cx_clang.h"
@@ -107,6 +110,8 @@ typedef struct Lower {
     LineIndex lines;
     uint32_t next_region;
     bool truncated;
+    const CxShadow *shadow;    /* lowering the shadow source: its offsets map to the file's */
+    Array(uint32_t) skip;      /* [start, end) pairs of file offsets: functions the shadow lowers */
 } Lower;
 
 /* ---- small helpers --------------------------------------------------------------------------- */
@@ -149,6 +154,8 @@ static bool cx__offsets(Lower *L, CXCursor c, uint32_t *s, uint32_t *e)
     A->clang_getFileLocation(A->clang_getRangeStart(r), &f1, NULL, NULL, &o1);
     A->clang_getFileLocation(A->clang_getRangeEnd(r), &f2, NULL, NULL, &o2);
     if (!A->clang_Location_isFromMainFile(A->clang_getRangeStart(r))) return false;
+    if (L->shadow && !(cx_shadow_map(L->shadow, o1, false, &o1) && cx_shadow_map(L->shadow, o2, true, &o2)))
+        return false;
     if (o1 > L->len || o2 > L->len || o2 < o1) return false;
     *s = o1, *e = o2;
     return true;
@@ -463,6 +470,21 @@ static uint32_t cx__construct(Lower *L, const TyInfo *ti, Span sp)
     return op;
 }
 
+/* v converted to a C++ number (the declared type of what it is stored in, or added to, is int64_t,
+ * double...): a number carries no graph, whatever the analysis makes of the expression. Lowered as
+ * Python's float(v), which the dataflow knows. */
+static uint32_t cx__scalar(Lower *L, uint32_t v, Span sp)
+{
+    uint32_t callee = cx__load(L, sp, "float", NULL);
+    uint32_t op = emit(L, IR_CALL, sp);
+    op_at(L, op)->a = callee;
+    op_at(L, op)->args = L_f(L)->args.len;
+    op_at(L, op)->nargs = 1;
+    array_push(&L_f(L)->args, v);
+    array_push(&L_f(L)->kw, (const char *)NULL);
+    return op;
+}
+
 /* ---- source text helpers --------------------------------------------------------------------- */
 
 static uint32_t cx__skip_ws(Lower *L, uint32_t i, uint32_t end)
@@ -731,6 +753,11 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
         for (uint32_t i = first; i < L->kids.len; i++)
             if (cx__is_expr(L->kids.items[i])) base = L->kids.items[i], has_base = true;
         L->kids.len = first;
+        if (!has_base && L->shadow && !L_fn(L)->has_self) {
+            /* a free function of the shadow: an unknown name is a variable of its own */
+            push_val(L, cx__load(L, sp, name, NULL));
+            return;
+        }
         if (has_base) {
             sched(s, W_EXPR, base, sp, d);
         } else {
@@ -967,9 +994,13 @@ static void cx__exit(Lower *L, const Work *w)
         if (!strcmp(o->name, "push_back") || !strcmp(o->name, "emplace_back") || !strcmp(o->name, "push_front") ||
             !strcmp(o->name, "emplace_front"))
             o->name = "append";
+        /* a data member declared as a tensor: the dataflow takes it as one (not for methods) */
+        if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_TENSOR &&
+            A->clang_getCursorKind(A->clang_getCursorReferenced(w->c)) == CXCursor_FieldDecl)
+            o->qual = "torch.Tensor";
         if (o->a != IR_NONE) {
             const IrOp *base = &f->ops.items[o->a];
-            if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE && !base->qual &&
+            if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE && (!base->qual || !strcmp(base->qual, "torch.Tensor")) &&
                 strlen(f->vars.items[base->var].name) < 128)
                 o->var = ir_func_pseudo_var(f, L->arena, base->var, o->name);
         }
@@ -1010,6 +1041,26 @@ static const char *cx__kw_for(const char *method, const char *qual, uint32_t pos
     return NULL;
 }
 
+/* Is call a method call on a module (its object's declared type) that is declared to return a
+ * tensor? (`ac->log_prob(a)`; not forward, which is handled by name, nor a parameters() list.) */
+static bool cx__module_method(Lower *L, CXCursor call)
+{
+    if (A->clang_getCursorKind(call) != CXCursor_CallExpr) return false;
+    if (cx__classify(L, A->clang_getCursorType(call)).cls != TY_TENSOR) return false;
+    uint32_t first = cx__children(L, call);
+    CXCursor callee = first < L->kids.len ? L->kids.items[first] : call;
+    bool ok = first < L->kids.len;
+    L->kids.len = first;
+    if (!ok) return false;
+    callee = cx__unwrap(L, callee);
+    if (A->clang_getCursorKind(callee) != CXCursor_MemberRefExpr) return false;
+    CXCursor m = A->clang_getCursorReferenced(callee);
+    if (A->clang_Cursor_isNull(m) || A->clang_getCursorKind(m) != CXCursor_CXXMethod || A->clang_CXXMethod_isStatic(m))
+        return false;
+    TyInfo owner = cx__classify(L, A->clang_getCursorType(A->clang_getCursorSemanticParent(m)));
+    return owner.cls == TY_MODULE;
+}
+
 static void cx__emit_call(Lower *L, const Work *w)
 {
     IrFunc *f = L_f(L);
@@ -1038,11 +1089,25 @@ static void cx__emit_call(Lower *L, const Work *w)
         return;
     }
     /* m->forward(x) is m(x): the callee is the module (loop-invariant when m is) */
-    if (method && !strcmp(method, "forward") && co->a != IR_NONE) {
+    if (method && !strcmp(method, "forward") && co->a != IR_NONE && L->shadow && !L_fn(L)->has_self &&
+        !f->ops.items[co->a].qual) {
+        /* types partly unknown (the shadow): `m->forward(x)` is LibTorch's module call whatever m is */
+        TyInfo mod = {TY_MODULE, "torch.nn.Module", NULL};
+        callee = cx__construct(L, &mod, w->span);
+        co = &f->ops.items[callee];
+        method = NULL;
+        v = L->vals.items + w->vbase;
+    } else if (method && !strcmp(method, "forward") && co->a != IR_NONE) {
         callee = co->a;
         co = &f->ops.items[callee];
         method = co->kind == IR_ATTR ? co->name : NULL;
         if (co->kind == IR_ATTR) method = NULL; /* self.fc->forward(x): a submodule call */
+    } else if (method && co->a != IR_NONE && w->aux != 1 && cx__module_method(L, w->c)) {
+        /* ac->log_prob(a), net->encode(x): a method of a module declared to return a tensor computes
+         * it from the module's parameters, as forward does */
+        callee = co->a;
+        co = &f->ops.items[callee];
+        method = NULL;
     }
     const char *qual = co->qual;
     bool reg_param = method && !strcmp(method, "register_parameter");
@@ -1079,6 +1144,8 @@ static void cx__emit_call(Lower *L, const Work *w)
     }
     op_at(L, op)->nargs = f->args.len - op_at(L, op)->args;
     L->vals.len = w->vbase;
+    /* a call declared to return a number (float metric(const Tensor&), x.size(0)) returns no graph */
+    if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_SCALAR) op = cx__scalar(L, op, w->span);
     push_val(L, op);
 }
 
@@ -1096,6 +1163,7 @@ static void cx__target(Lower *L, const Work *w, Schedule *s)
         /* assigning to a module-typed variable or field: it holds a module whatever the expression */
         value = cx__construct(L, &ti, sp);
     }
+    if (ti.cls == TY_SCALAR) value = cx__scalar(L, value, sp);
     if (k == CXCursor_DeclRefExpr) {
         CXCursor r = A->clang_getCursorReferenced(c);
         const char *name = A->clang_Cursor_isNull(r) ? cx__spelling(L, c) : cx__spelling(L, r);
@@ -1114,6 +1182,13 @@ static void cx__target(Lower *L, const Work *w, Schedule *s)
         L->kids.len = first;
         const char *name = cx__spelling(L, c);
         if (!name[0]) name = cx__member_name(L, sp);
+        if (!has && L->shadow && !L_fn(L)->has_self) {
+            uint32_t op = emit(L, IR_STORE, sp);
+            op_at(L, op)->a = value;
+            op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
+            op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
+            return;
+        }
         Work *x;
         if (has) sched(s, W_EXPR, base, sp, (uint16_t)(w->depth + 1));
         else if (L_fn(L)->has_self) sched_act(s, A_PASS, c, sp, 0, 2);
@@ -1218,6 +1293,21 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
     if (cx__is_expr(c)) {
         /* only a call whose value is dropped is a call statement (`x = x.cuda();` is not) */
         CXCursor top = cx__unwrap(L, c);
+        if (A->clang_getCursorKind(top) == CXCursor_BinaryOperator) {
+            /* `X.to(device), y.to(device);`: each operand of a comma is a statement of its own */
+            uint32_t first = cx__children(L, top);
+            CXCursor ops[2];
+            uint32_t n = 0;
+            for (uint32_t i = first; i < L->kids.len && n < 2; i++)
+                if (cx__is_expr(L->kids.items[i])) ops[n++] = L->kids.items[i];
+            L->kids.len = first;
+            uint32_t s0, e0;
+            if (n == 2 && cx__offsets(L, ops[0], &s0, &e0) && !strcmp(cx__op_at(L, e0, (uint32_t)L->len), ",")) {
+                sched(s, W_STMT, ops[0], sp, d);
+                sched(s, W_STMT, ops[1], sp, d);
+                return;
+            }
+        }
         bool call = A->clang_getCursorKind(top) == CXCursor_CallExpr &&
                     strncmp(cx__spelling(L, top), "operator", 8) != 0;
         sched(s, W_EXPR, c, sp, d);
@@ -1419,6 +1509,26 @@ static void cx__sched_func(Lower *L, CXCursor c, Span sp, uint32_t cls, Schedule
     sched_act(s, A_FUNC_END, c, sp, 0, 0);
 }
 
+/* A class template of the shadow source: GlFree__ holds free functions; another one holds the
+ * out-of-line methods of that class (a class of the file when there is one). Returns false when
+ * the class is new (lowered as a class). */
+static bool cx__shadow_class(Lower *L, CXCursor c, Span sp, Schedule *s)
+{
+    const char *name = cx__spelling(L, c);
+    bool free_fns = !strcmp(name, "GlFree__");
+    uint32_t cls = free_fns ? IR_NONE : strmap_get(&L->class_index, name, strlen(name));
+    if (!free_fns && cls == UINT32_MAX) return false;
+    uint32_t first = cx__children(L, c);
+    for (uint32_t i = first; i < L->kids.len; i++) {
+        CXCursor m = L->kids.items[i];
+        enum CXCursorKind mk = A->clang_getCursorKind(m);
+        if (mk == CXCursor_CXXMethod || mk == CXCursor_Constructor || mk == CXCursor_FunctionTemplate)
+            cx__sched_func(L, m, cx__span_of(L, m, sp), cls, s);
+    }
+    L->kids.len = first;
+    return true;
+}
+
 static void cx__decl(Lower *L, const Work *w, Schedule *s)
 {
     CXCursor c = w->c;
@@ -1439,6 +1549,8 @@ static void cx__decl(Lower *L, const Work *w, Schedule *s)
     case CXCursor_FunctionTemplate:
     case CXCursor_CXXMethod:
     case CXCursor_Constructor: {
+        for (uint32_t i = 0; i + 1 < L->skip.len; i += 2)
+            if (sp.start >= L->skip.items[i] && sp.start < L->skip.items[i + 1]) return; /* the shadow's */
         /* out-of-line methods (Net::forward) belong to their class when it is in this file */
         uint32_t cls = IR_NONE;
         CXCursor parent = A->clang_getCursorSemanticParent(c);
@@ -1446,7 +1558,15 @@ static void cx__decl(Lower *L, const Work *w, Schedule *s)
         if (pk == CXCursor_ClassDecl || pk == CXCursor_StructDecl || pk == CXCursor_ClassTemplate) {
             const char *pn = cx__spelling(L, parent);
             cls = strmap_get(&L->class_index, pn, strlen(pn));
-            if (cls == UINT32_MAX) cls = IR_NONE - 1; /* a method of a class we do not see */
+            if (cls == UINT32_MAX && pn[0] && !cx__is_main(parent) && A->clang_isCursorDefinition(parent)) {
+                /* a class of a header (a trainer declared in runner.h): a class of its own here, so its
+                 * members flow between its methods; the methods type its members (cx__header_members) */
+                sched_act(s, A_CLASS_BEGIN, parent, sp, 0, 0);
+                sched_act(s, A_CLASS_END, parent, sp, 0, 0);
+                cls = IR_NONE - 3;
+            } else if (cls == UINT32_MAX) {
+                cls = IR_NONE - 1; /* a method of a class we do not see */
+            }
         }
         cx__sched_func(L, c, sp, cls, s);
         break;
@@ -1455,6 +1575,7 @@ static void cx__decl(Lower *L, const Work *w, Schedule *s)
     case CXCursor_StructDecl:
     case CXCursor_ClassTemplate: {
         if (!A->clang_isCursorDefinition(c)) break;
+        if (L->shadow && cx__shadow_class(L, c, sp, s)) break;
         sched_act(s, A_CLASS_BEGIN, c, sp, 0, 0);
         uint32_t first = cx__children(L, c);
         bool has_ctor = false;
@@ -1501,6 +1622,62 @@ static void cx__param(Lower *L, IrFunc *f, const char *name, const char *qual, u
 }
 
 static void cx__field_inits(Lower *L, uint32_t class_ctx, Span sp, Schedule *s);
+static void cx__set_attr(Lower *L, uint32_t obj, uint32_t value, const char *name, Span sp);
+
+/* An out-of-line method of a class declared in a header: its members of module, optimizer and
+ * data-loader types hold those (the class's constructor is not lowered here: it may be in another
+ * file), so `model_->forward(x)` is a model call in a trainer's methods. */
+static void cx__header_members(Lower *L, CXCursor fn, Span sp)
+{
+    CXCursor cls = A->clang_getCursorSemanticParent(fn);
+    enum CXCursorKind ck = A->clang_getCursorKind(cls);
+    if ((ck != CXCursor_ClassDecl && ck != CXCursor_StructDecl) || cx__is_main(cls)) return;
+    uint32_t first = cx__children(L, cls);
+    uint32_t n = L->kids.len - first;
+    CXCursor *fields = ARENA_NEW_N(L->arena, CXCursor, n ? n : 1);
+    memcpy(fields, L->kids.items + first, sizeof(CXCursor) * n);
+    L->kids.len = first;
+    for (uint32_t i = 0; i < n; i++) {
+        if (A->clang_getCursorKind(fields[i]) != CXCursor_FieldDecl) continue;
+        TyInfo ti = cx__classify(L, A->clang_getCursorType(fields[i]));
+        if (ti.cls != TY_MODULE && ti.cls != TY_OPTIM && ti.cls != TY_LOADER) continue;
+        uint32_t v = cx__construct(L, &ti, sp);
+        cx__set_attr(L, cx__load(L, sp, "self", NULL), v, cx__spelling(L, fields[i]), sp);
+    }
+}
+
+/* A method of the shadow source (its class unseen): the members it uses as LibTorch modules
+ * (`model_->forward(x)`, `net.forward(x)`, `model_->eval()`, `policy_->parameters()`) hold modules,
+ * whatever their unknown types. */
+static void cx__shadow_members(Lower *L, CXCursor fn, Span sp)
+{
+    uint32_t s0, e0;
+    if (!cx__offsets(L, fn, &s0, &e0)) return;
+    const char *names[8];
+    uint32_t n = 0;
+    /* module-only methods of LibTorch (a tensor has none of them) */
+    static const char *const calls[] = {"->forward(", ".forward(", "->eval()", "->train(", "->parameters(",
+                                        "->named_parameters(", "->named_modules(", "->children("};
+    for (uint32_t i = s0; i + 9 < e0 && n < ARRAY_LEN(names); i++) {
+        uint32_t k = i;
+        bool hit = false;
+        for (size_t ci = 0; ci < ARRAY_LEN(calls) && !hit; ci++)
+            hit = i + strlen(calls[ci]) <= e0 && !memcmp(L->src + i, calls[ci], strlen(calls[ci]));
+        if (!hit) continue;
+        uint32_t b = k;
+        while (b > s0 && (isalnum((unsigned char)L->src[b - 1]) || L->src[b - 1] == '_')) b--;
+        if (b == k || (b > s0 && (L->src[b - 1] == '.' || L->src[b - 1] == '>' || L->src[b - 1] == ':'))) continue;
+        const char *nm = arena_strndup(L->arena, L->src + b, k - b);
+        bool dup = false;
+        for (uint32_t j = 0; j < n && !dup; j++) dup = !strcmp(names[j], nm);
+        if (!dup) names[n++] = nm;
+    }
+    TyInfo mod = {TY_MODULE, "torch.nn.Module", NULL};
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t v = cx__construct(L, &mod, sp);
+        cx__set_attr(L, cx__load(L, sp, "self", NULL), v, names[j], sp);
+    }
+}
 
 static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
 {
@@ -1515,6 +1692,11 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
         class_ctx = L->classes.len ? L->classes.len - 1 : IR_NONE;
         cls = class_ctx != IR_NONE ? L->classes.items[class_ctx].index : IR_NONE;
     }
+    if (cls == IR_NONE - 3) { /* a header's class, lowered just before: by name */
+        const char *pn = cx__spelling(L, A->clang_getCursorSemanticParent(c));
+        cls = strmap_get(&L->class_index, pn, strlen(pn));
+        if (cls == UINT32_MAX) cls = IR_NONE - 1;
+    }
     bool is_method = cls != IR_NONE;
     if (cls == IR_NONE - 1) cls = IR_NONE; /* method of an unseen class: self, no class */
     bool is_static = !synth && k == CXCursor_CXXMethod && A->clang_CXXMethod_isStatic(c);
@@ -1525,6 +1707,7 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
         CXSourceLocation loc = A->clang_getCursorLocation(c);
         unsigned off;
         A->clang_getFileLocation(loc, NULL, NULL, NULL, &off);
+        if (L->shadow && !cx_shadow_map(L->shadow, off, false, &off)) off = UINT_MAX;
         if (off < L->len) {
             name_sp.start = off;
             name_sp.end = off + (uint32_t)strlen(nm == cx__spelling(L, c) ? nm : "");
@@ -1545,6 +1728,8 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
     array_push(&L->funcs, fc);
     uint32_t pos = 0;
     if (fc.has_self) cx__param(L, f, "self", NULL, pos++, name_sp);
+    if (fc.has_self && L->shadow && !synth) cx__shadow_members(L, c, name_sp);
+    if (fc.has_self && !L->shadow && !synth) cx__header_members(L, c, name_sp);
     if (!synth) {
         uint32_t first = cx__children(L, c);
         for (uint32_t i = first; i < L->kids.len; i++) {
@@ -1814,6 +1999,7 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
     case A_CALL: cx__emit_call(L, w); break;
     case A_AUG: {
         uint32_t rhs = pop_val(L), lhs = pop_val(L);
+        if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_SCALAR) rhs = cx__scalar(L, rhs, w->span);
         uint32_t op = emit(L, IR_BINOP, w->span);
         op_at(L, op)->aux = w->aux;
         op_at(L, op)->a = lhs;
@@ -1826,6 +2012,7 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
         const char *name = cx__spelling(L, w->c);
         uint32_t v = pop_val(L);
         if (!name[0]) break;
+        if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_SCALAR) v = cx__scalar(L, v, w->span);
         uint32_t op = emit(L, IR_STORE, cx__span_of(L, w->c, w->span));
         op_at(L, op)->a = v;
         op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
@@ -1935,7 +2122,43 @@ static CXCompilationDatabase cx__find_db(Lower *L, const char *abs_path, const c
     return NULL;
 }
 
-/* Flags of the file's compile command, without the compiler, -c/-o and the file itself. */
+/* A flag of a compile command that does not change how the file parses (warnings, debug info,
+ * optimisation, code generation, dependency files): dropped, so that the files of a project share
+ * one precompiled header, and so that -Werror cannot turn a warning into a lost statement. `-O`
+ * defines __OPTIMIZE__ and -fPIC __PIC__: a PCH would be refused for those, so they go from the
+ * file's command too. */
+static bool cx__flag_irrelevant(const char *a)
+{
+    static const char *const prefixes[] = {
+        "-W", "-g", "-O", "-fPIC", "-fpic", "-fPIE", "-fpie", "-pipe", "-fdiagnostics", "-fcolor-diagnostics",
+        "-fno-color-diagnostics", "-fno-omit-frame-pointer", "-fomit-frame-pointer", "-fstack-protector",
+        "-flto", "-ffunction-sections", "-fdata-sections", "-fvisibility", "-pedantic", "-fsanitize",
+        "-fno-sanitize", "-fprofile", "-fcoverage", "--coverage", "-ftest-coverage", "-fexceptions",
+        "-fno-exceptions", "-fdebug-prefix-map", "-ffile-prefix-map", "-fmacro-prefix-map", "-save-temps",
+        "-fno-strict-aliasing", "-fstrict-aliasing", "-frecord-gcc-switches",
+    };
+    if (!strncmp(a, "-Wl,", 4) || !strncmp(a, "-Wp,", 4)) return true;
+    for (size_t i = 0; i < ARRAY_LEN(prefixes); i++)
+        if (!strncmp(a, prefixes[i], strlen(prefixes[i]))) return true;
+    return false;
+}
+
+/* Flags whose value is a path (joined "-Idir" or separate "-I dir"): made absolute against the
+ * command's folder, so that no -working-directory is needed. libclang 14's driver applies
+ * -working-directory by changing the process's working folder, which breaks every relative path
+ * used afterwards (the next file of the run, the cache, --fix's writes). */
+static const char *const cx_path_flags[] = {
+    "-isystem", "-iquote", "-idirafter", "-imacros", "-include", "-isysroot", "-iprefix", "--sysroot=", "-I", "-F",
+};
+
+static const char *cx__abs_in(Lower *L, const char *dir, const char *p)
+{
+    if (!p[0] || p[0] == '/' || !dir[0]) return p;
+    return arena_printf(L->arena, "%s/%s", dir, p);
+}
+
+/* Flags of the file's compile command, without the compiler, -c/-o, the file itself and the flags
+ * that do not change the parse; relative paths made absolute against the command's folder. */
 static bool cx__db_args(Lower *L, CXCompilationDatabase db, const char *abs_path, Args *out)
 {
     CXCompileCommands cmds = A->clang_CompilationDatabase_getCompileCommands(db, abs_path);
@@ -1945,18 +2168,31 @@ static bool cx__db_args(Lower *L, CXCompilationDatabase db, const char *abs_path
         CXCompileCommand cmd = A->clang_CompileCommands_getCommand(cmds, 0);
         unsigned n = A->clang_CompileCommand_getNumArgs(cmd);
         const char *dir = cx__str(L, A->clang_CompileCommand_getDirectory(cmd));
-        if (dir[0]) args_add(out, arena_printf(L->arena, "-working-directory=%s", dir));
         for (unsigned i = 1; i < n; i++) {
             const char *a = cx__str(L, A->clang_CompileCommand_getArg(cmd, i));
             if (!strcmp(a, "-c")) continue;
-            if (!strcmp(a, "-o") || !strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ")) { i++; continue; }
-            if (!strncmp(a, "-M", 2) || !strcmp(a, "--")) continue;
+            if (!strcmp(a, "-o") || !strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ") ||
+                !strcmp(a, "-include-pch") || !strcmp(a, "-Xclang")) { i++; continue; }
+            if (!strncmp(a, "-M", 2) || !strcmp(a, "--") || !strncmp(a, "-working-directory", 18)) continue;
+            if (cx__flag_irrelevant(a)) continue;
             const char *base = strrchr(a, '/');
             base = base ? base + 1 : a;
             const char *fbase = strrchr(abs_path, '/');
             fbase = fbase ? fbase + 1 : abs_path;
             if (a[0] != '-' && !strcmp(base, fbase)) continue; /* the source file itself */
-            args_add(out, a);
+            bool done = false;
+            for (size_t k = 0; k < ARRAY_LEN(cx_path_flags) && !done; k++) {
+                size_t fl = strlen(cx_path_flags[k]);
+                if (strncmp(a, cx_path_flags[k], fl) != 0) continue;
+                done = true;
+                if (!a[fl] && i + 1 < n && cx_path_flags[k][fl - 1] != '=') { /* "-I dir" */
+                    args_add(out, a);
+                    args_add(out, cx__abs_in(L, dir, cx__str(L, A->clang_CompileCommand_getArg(cmd, ++i))));
+                } else {
+                    args_add(out, arena_printf(L->arena, "%.*s%s", (int)fl, a, cx__abs_in(L, dir, a + fl)));
+                }
+            }
+            if (!done) args_add(out, a);
         }
         ok = true;
     }
@@ -2059,6 +2295,18 @@ static bool cx__command(Lower *L, const char *abs_path, const CxConfig *cfg, Arg
             args_add(args, "c++");
             args_add(args, "-std=c++17");
         }
+        /* no compile command: the project's include folders as CMake projects lay them out (an
+         * `include/` beside the file or up to three folders above it) */
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", abs_path);
+        for (int up = 0; up < 4; up++) {
+            char *slash = strrchr(dir, '/');
+            if (!slash || slash == dir) break;
+            *slash = 0;
+            const char *inc = arena_printf(L->arena, "%s/include", dir);
+            struct stat st;
+            if (stat(inc, &st) == 0 && S_ISDIR(st.st_mode)) args_add(args, arena_printf(L->arena, "-I%s", inc));
+        }
     }
     /* real headers: the compile command's include folders, else $LIBTORCH or the system */
     bool real = false;
@@ -2081,9 +2329,26 @@ static bool cx__command(Lower *L, const char *abs_path, const CxConfig *cfg, Arg
     res->mode = real ? CX_MODE_LIBTORCH : CX_MODE_STUB;
     if (!real) args_add(args, "-I" CX_STUB_DIR);
     else args_add(args, "-idirafter"), args_add(args, CX_COMPAT_DIR);
-    /* errors about unknown warnings options in foreign compile commands are noise */
+    /* errors about unknown warnings options in foreign compile commands are noise; and clang's
+     * default of 20 errors would end the parse (and the AST) at the 20th */
     args_add(args, "-Wno-unknown-warning-option");
+    args_add(args, "-ferror-limit=0");
     return real;
+}
+
+/* clang_parseTranslationUnit2, leaving the process's working folder as it was: libclang 14's
+ * driver changes it for a -working-directory flag (gradleak passes none, but a compile command's
+ * stray one, or a later libclang, must not make the next relative path resolve elsewhere). */
+static enum CXErrorCode cx__parse(CXIndex idx, const char *path, const char *const *args, int nargs,
+                                  struct CXUnsavedFile *un, unsigned nun, unsigned opts, CXTranslationUnit *tu)
+{
+    char before[PATH_MAX], after[PATH_MAX];
+    bool have = getcwd(before, sizeof before) != NULL;
+    enum CXErrorCode ec = A->clang_parseTranslationUnit2(idx, path, args, nargs, un, nun, opts, tu);
+    if (have && (!getcwd(after, sizeof after) || strcmp(before, after) != 0) && chdir(before) != 0) {
+        /* nothing better to do: every path gradleak uses after this point is absolute */
+    }
+    return ec;
 }
 
 /* FNV-1a of n bytes into h. */
@@ -2173,6 +2438,55 @@ static const char *cx__pch_dir(Lower *L, const CxConfig *cfg)
 
 static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *inc_dir);
 
+/* The PCH folder is capped: at most GRADLEAK_PCH_MAX_MB megabytes (default 1024: eight LibTorch
+ * PCHs, a hundred of the stub's) and CX_PCH_MAX_FILES files. After a PCH is built, the least
+ * recently used ones (a PCH's mtime is set each time a run first uses it) go until both hold. */
+#define CX_PCH_MAX_FILES 16
+
+static void cx__pch_evict(const char *dir, const char *keep)
+{
+    const char *env = getenv("GRADLEAK_PCH_MAX_MB");
+    long long cap = env && atoll(env) > 0 ? atoll(env) << 20 : 1024ll << 20;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct { char name[64]; long long size; int64_t mtime; } files[256];
+    uint32_t n = 0;
+    long long total = 0;
+    time_t now = time(NULL);
+    char p[PATH_MAX + 80];
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        bool tmp = len > 4 && !strcmp(e->d_name + len - 4, ".tmp");
+        if (len >= sizeof files[0].name || (!tmp && (len < 5 || strcmp(e->d_name + len - 4, ".pch") != 0))) continue;
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (stat(p, &st) != 0) continue;
+        if (tmp) { /* a build that died: gone after an hour */
+            if (now - st.st_mtime > 3600) unlink(p);
+            continue;
+        }
+        if (n >= ARRAY_LEN(files)) continue;
+        memcpy(files[n].name, e->d_name, len + 1);
+        files[n].size = (long long)st.st_size;
+        files[n].mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        total += files[n].size;
+        n++;
+    }
+    closedir(d);
+    const char *keep_base = strrchr(keep, '/');
+    keep_base = keep_base ? keep_base + 1 : keep;
+    while ((total > cap || n > CX_PCH_MAX_FILES) && n > 1) {
+        uint32_t old = UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++)
+            if (strcmp(files[i].name, keep_base) != 0 && (old == UINT32_MAX || files[i].mtime < files[old].mtime)) old = i;
+        if (old == UINT32_MAX) break;
+        snprintf(p, sizeof p, "%s/%s", dir, files[old].name);
+        unlink(p);
+        total -= files[old].size;
+        files[old] = files[--n];
+    }
+}
+
 /* The path of a PCH for this command line, built now if there is none; NULL: parse without. */
 static const char *cx__pch(Lower *L, CXIndex idx, const Args *args, bool real, const char *inc_dir,
                            const CxConfig *cfg, struct CXUnsavedFile *stub, uint32_t nstub, uint64_t *key_out)
@@ -2190,6 +2504,8 @@ static const char *cx__pch(Lower *L, CXIndex idx, const Args *args, bool real, c
             return ok ? path : NULL;
         }
     bool ok = cx__file_exists(path);
+    bool built = false;
+    if (ok) utimensat(AT_FDCWD, path, NULL, 0); /* used: the eviction keeps the recently used */
     if (!ok) {
         /* the header the PCH is made of: what a LibTorch file includes first */
         static const char hdr_path[] = CX_STUB_DIR "/gradleak_pch.h";
@@ -2207,7 +2523,7 @@ static const char *cx__pch(Lower *L, CXIndex idx, const Args *args, bool real, c
         array_push(&a, "-x");
         array_push(&a, "c++-header");
         CXTranslationUnit tu = NULL;
-        enum CXErrorCode ec = A->clang_parseTranslationUnit2(idx, hdr_path, a.items, (int)a.len, un, n,
+        enum CXErrorCode ec = cx__parse(idx, hdr_path, a.items, (int)a.len, un, n,
                                                              CXTranslationUnit_ForSerialization | CXTranslationUnit_Incomplete,
                                                              &tu);
         array_free(&a);
@@ -2224,10 +2540,12 @@ static const char *cx__pch(Lower *L, CXIndex idx, const Args *args, bool real, c
                 const char *tmp = arena_printf(L->arena, "%s.%d.tmp", path, (int)getpid());
                 ok = A->clang_saveTranslationUnit(tu, tmp, 0) == 0 && rename(tmp, path) == 0;
                 if (!ok) unlink(tmp);
+                built = ok;
             }
             A->clang_disposeTranslationUnit(tu);
         }
     }
+    if (built) cx__pch_evict(dir, path);
     if (cx_pch_nseen < ARRAY_LEN(cx_pch_seen)) {
         cx_pch_seen[cx_pch_nseen].key = key;
         cx_pch_seen[cx_pch_nseen++].ok = ok;
@@ -2250,7 +2568,15 @@ static void cx__pch_reject(uint64_t key, const char *path)
 static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *inc_dir)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    for (uint32_t i = 0; i < args->v.len; i++) h = cx__hash(h, args->v.items[i], strlen(args->v.items[i]) + 1);
+    for (uint32_t i = 0; i < args->v.len; i++) {
+        /* the project's own include folders (-I, -iquote) do not change a PCH of <torch/torch.h> (the
+         * folder of the real headers is hashed below), and clang accepts the PCH with other ones: one
+         * PCH serves every target and tutorial folder of a project */
+        const char *a = args->v.items[i];
+        if (!strcmp(a, "-I") || !strcmp(a, "-iquote")) { i++; continue; }
+        if ((!strncmp(a, "-I", 2) || !strncmp(a, "-iquote", 7)) && strcmp(a, "-I" CX_STUB_DIR) != 0) continue;
+        h = cx__hash(h, a, strlen(a) + 1);
+    }
     h = cx__hash(h, &real, sizeof real);
     if (real && inc_dir) {
         h = cx__hash_stat(h, inc_dir);
@@ -2261,6 +2587,167 @@ static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *i
     }
     const char *ver = cx__str(L, A->clang_getClangVersion());
     return cx__hash(h, ver, strlen(ver));
+}
+
+/* Partial coverage per function: "train (3), Runner::warm (1)" for the namespace-level function
+ * definitions that hold clang errors (at most 6 named), or NULL. */
+static const char *cx__coverage(Lower *L, const void *errs_v)
+{
+    const Array(uint32_t) *errs = errs_v;
+    CxShadowFns fns;
+    array_init(&fns);
+    cx_shadow_scan(L->src, L->len, &fns);
+    StrBuf b;
+    sb_init(&b);
+    uint32_t named = 0, more = 0;
+    for (uint32_t i = 0; i < fns.len; i++) {
+        const CxShadowFn *fn = &fns.items[i];
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < errs->len; k++) n += errs->items[k] >= fn->start && errs->items[k] < fn->end;
+        if (!n) continue;
+        if (named == 6) { more++; continue; }
+        uint32_t e = fn->name;
+        while (e < fn->brace && (isalnum((unsigned char)L->src[e]) || L->src[e] == '_' || L->src[e] == '~')) e++;
+        sb_printf(&b, "%s%.*s (%u)", named ? ", " : "", (int)(e - fn->qual), L->src + fn->qual, n);
+        named++;
+    }
+    if (more) sb_printf(&b, " and %u more", more);
+    const char *r = b.len ? arena_strndup(L->arena, b.data, b.len) : NULL;
+    sb_free(&b);
+    array_free(&fns);
+    return r;
+}
+
+/* Runs the work list from a translation unit's cursor. */
+static void cx__run(Lower *L, CXCursor tu_cursor, Span whole, Schedule *s)
+{
+    Work root;
+    memset(&root, 0, sizeof root);
+    root.kind = W_DECL;
+    root.c = tu_cursor;
+    root.span = whole;
+    array_push(&L->work, root);
+    while (L->work.len) {
+        Work w = array_pop(&L->work);
+        switch ((WorkKind)w.kind) {
+        case W_DECL: cx__decl(L, &w, s); break;
+        case W_STMT: cx__stmt(L, &w, s); break;
+        case W_EXPR: cx__expr(L, &w, s); break;
+        case W_EXIT: cx__exit(L, &w); break;
+        case W_TARGET: cx__target(L, &w, s); break;
+        case W_VARDECL: cx__vardecl(L, &w, s); break;
+        case W_ACTION: cx__action(L, &w, s); break;
+        }
+        sched_commit(L, s);
+    }
+}
+
+/* The namespace-level function definitions that go to the shadow source: those clang dropped
+ * (no function of the AST starts inside them: `void Runner::warm(int n) {...}` of a class whose
+ * header was not found) and those with an unknown name in their body (`img.to(at::kCUDA);`).
+ * Their ranges go to L->skip (the AST's functions there are not lowered from the AST). */
+static void cx__shadow_select(Lower *L, CXTranslationUnit tu, const void *undeclared_v, CxShadowFns *out)
+{
+    const Array(uint32_t) *undeclared = undeclared_v;
+    CxShadowFns all;
+    array_init(&all);
+    cx_shadow_scan(L->src, L->len, &all);
+    /* where the AST's function definitions start */
+    Array(uint32_t) starts;
+    array_init(&starts);
+    Array(CXCursor) stack;
+    array_init(&stack);
+    array_push(&stack, A->clang_getTranslationUnitCursor(tu));
+    while (stack.len && stack.len < 4096) {
+        CXCursor c = array_pop(&stack);
+        uint32_t first = cx__children(L, c);
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            CXCursor k = L->kids.items[i];
+            enum CXCursorKind kk = A->clang_getCursorKind(k);
+            if (!cx__is_main(k)) continue;
+            if (kk == CXCursor_Namespace || kk == CXCursor_LinkageSpec || kk == CXCursor_UnexposedDecl) array_push(&stack, k);
+            uint32_t so, eo;
+            if ((kk == CXCursor_FunctionDecl || kk == CXCursor_CXXMethod || kk == CXCursor_Constructor ||
+                 kk == CXCursor_Destructor || kk == CXCursor_FunctionTemplate) && cx__offsets(L, k, &so, &eo))
+                array_push(&starts, so);
+        }
+        L->kids.len = first;
+    }
+    array_free(&stack);
+    for (uint32_t i = 0; i < all.len; i++) {
+        const CxShadowFn *fn = &all.items[i];
+        bool covered = false, unknown = false;
+        for (uint32_t k = 0; k < starts.len && !covered; k++) covered = starts.items[k] >= fn->start && starts.items[k] < fn->end;
+        for (uint32_t k = 0; k < undeclared->len && !unknown; k++)
+            unknown = undeclared->items[k] > fn->brace && undeclared->items[k] < fn->end;
+        if (covered && !unknown) continue;
+        array_push(out, *fn);
+        array_push(&L->skip, fn->start);
+        array_push(&L->skip, fn->end);
+    }
+    array_free(&starts);
+    array_free(&all);
+}
+
+/* The unknown names of a shadow parse's diagnostics, as using-declarations of the dependent base
+ * ("using GlB::model_;", "using typename GlB::Config;"), appended to b. */
+static void cx__shadow_usings(Lower *L, CXTranslationUnit tu, StrBuf *b)
+{
+    StrMap seen;
+    strmap_init(&seen);
+    unsigned nd = A->clang_getNumDiagnostics(tu);
+    for (unsigned i = 0; i < nd; i++) {
+        CXDiagnostic dg = A->clang_getDiagnostic(tu, i);
+        const char *msg = cx__str(L, A->clang_getDiagnosticSpelling(dg));
+        A->clang_disposeDiagnostic(dg);
+        bool type = !strncmp(msg, "unknown type name '", 19);
+        if (!type && strncmp(msg, "use of undeclared identifier '", 30) != 0) continue;
+        const char *nm = strchr(msg, '\'') + 1;
+        size_t n = strcspn(nm, "'");
+        if (!n || n > 128 || strspn(nm, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n) continue;
+        if (strmap_get(&seen, nm, n) != UINT32_MAX) continue;
+        strmap_put(&seen, nm, n, 1);
+        sb_printf(b, "using %sGlB::%.*s;\n", type ? "typename " : "", (int)n, nm);
+    }
+    strmap_free(&seen);
+}
+
+/* Parses the shadow source of fns (twice: the second time with the unknown names of the first
+ * declared as dependent members) and lowers it into L's module. Returns the functions lowered. */
+static uint32_t cx__shadow_lower(Lower *L, CXIndex idx, const char *abs_path, const Args *args,
+                                 struct CXUnsavedFile *unsaved, uint32_t nun, unsigned opts, const CxShadowFns *fns,
+                                 Span whole, Schedule *s)
+{
+    const char *path = arena_printf(L->arena, "%s.gradleak-shadow.cpp", abs_path);
+    struct CXUnsavedFile main_file = unsaved[0];
+    StrBuf usings;
+    sb_init(&usings);
+    CXTranslationUnit tu = NULL;
+    CxShadow sh;
+    memset(&sh, 0, sizeof sh);
+    for (int pass = 0; pass < 2; pass++) {
+        cx_shadow_free(&sh);
+        cx_shadow_build(&sh, L->src, L->len, fns->items, fns->len, usings.len ? usings.data : NULL);
+        unsaved[0] = (struct CXUnsavedFile){path, sh.text.data ? sh.text.data : "", (unsigned long)sh.text.len};
+        if (tu) A->clang_disposeTranslationUnit(tu), tu = NULL;
+        if (cx__parse(idx, path, args->v.items, (int)args->v.len, unsaved, nun, opts, &tu) != CXError_Success) tu = NULL;
+        if (!tu) break;
+        if (pass == 0) {
+            cx__shadow_usings(L, tu, &usings);
+            if (!usings.len) break;
+        }
+    }
+    unsaved[0] = main_file;
+    uint32_t before = L->m->funcs.len;
+    if (tu) {
+        L->shadow = &sh;
+        cx__run(L, A->clang_getTranslationUnitCursor(tu), whole, s);
+        L->shadow = NULL;
+        A->clang_disposeTranslationUnit(tu);
+    }
+    cx_shadow_free(&sh);
+    sb_free(&usings);
+    return L->m->funcs.len - before;
 }
 
 static uint64_t now_ns(void)
@@ -2320,7 +2807,7 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     uint64_t pch_key = 0;
     const char *pch = cx__pch(&L, idx, &args, real, inc_dir, cfg, unsaved + 1, nun - 1, &pch_key);
     if (pch) args_add(&args, "-include-pch"), args_add(&args, pch);
-    enum CXErrorCode ec = A->clang_parseTranslationUnit2(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun,
+    enum CXErrorCode ec = cx__parse(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun,
                                                          opts, &tu);
     if (pch) {
         /* a PCH libclang will not read (built by another libclang, a header changed since) is a
@@ -2340,20 +2827,39 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
             cx__pch_reject(pch_key, pch);
             args.v.len -= 2;
             pch = NULL;
-            ec = A->clang_parseTranslationUnit2(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun, opts, &tu);
+            ec = cx__parse(idx, abs_path, args.v.items, (int)args.v.len, unsaved, nun, opts, &tu);
         }
     }
     res->pch = pch != NULL;
-    array_free(&args.v);
+    /* headers that are not the project's: the system's, LibTorch's, CUDA's, the stub */
+    const char *skip[64];
+    uint32_t nskip = 0;
+    static const char *const sys[] = {"/usr/include", "/usr/lib", "/usr/local/include", "/usr/local/cuda", "/__gradleak__"};
+    for (size_t i = 0; i < ARRAY_LEN(sys); i++) skip[nskip++] = sys[i];
+    if (getenv("LIBTORCH") && getenv("LIBTORCH")[0] == '/') skip[nskip++] = getenv("LIBTORCH");
+    if (getenv("CUDA_HOME") && getenv("CUDA_HOME")[0] == '/') skip[nskip++] = getenv("CUDA_HOME");
+    if (inc_dir && nskip < ARRAY_LEN(skip)) {
+        const char *t = strstr(inc_dir, "/torch/csrc/api/include");
+        skip[nskip++] = t ? arena_strndup(L.arena, inc_dir, (size_t)(t - inc_dir)) : inc_dir;
+    }
+    for (uint32_t i = 0; i + 1 < args.v.len && nskip < ARRAY_LEN(skip); i++)
+        if (!strcmp(args.v.items[i], "-isystem") || !strcmp(args.v.items[i], "-idirafter")) skip[nskip++] = args.v.items[++i];
+        else if (!strncmp(args.v.items[i], "-isystem", 8) && args.v.items[i][8]) skip[nskip++] = args.v.items[i] + 8;
     if (ec != CXError_Success || !tu) {
+        array_free(&args.v);
         A->clang_disposeIndex(idx);
         lineindex_free(&L.lines);
         return -2;
     }
     uint64_t t1 = now_ns();
+    res->deps = cx_deps_list(tu, L.arena, skip, nskip);
     /* errors in this file (unknown names from headers that were not found, syntax errors) */
     unsigned nd = A->clang_getNumDiagnostics(tu);
     bool fatal_seen = false;
+    Array(uint32_t) undeclared; /* offsets of unknown names in this file: their functions go to the shadow */
+    array_init(&undeclared);
+    Array(uint32_t) errs; /* offsets of every error in this file: coverage per function */
+    array_init(&errs);
     for (unsigned i = 0; i < nd; i++) {
         CXDiagnostic dg = A->clang_getDiagnostic(tu, i);
         enum CXDiagnosticSeverity sev = A->clang_getDiagnosticSeverity(dg);
@@ -2361,7 +2867,20 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
         /* errors in headers count too: a header that fails (a missing CUDA header) costs the AST
          * of this file whole statements */
         if (sev >= CXDiagnostic_Error) {
-            if (!res->first_error || (sev == CXDiagnostic_Fatal && !fatal_seen)) {
+            const char *spell = cx__str(&L, A->clang_getDiagnosticSpelling(dg));
+            bool limit = strstr(spell, "too many errors emitted") != NULL;
+            if (A->clang_Location_isFromMainFile(loc)) {
+                unsigned eoff;
+                A->clang_getFileLocation(loc, NULL, NULL, NULL, &eoff);
+                array_push(&errs, (uint32_t)eoff);
+            }
+            if (A->clang_Location_isFromMainFile(loc) &&
+                (!strncmp(spell, "use of undeclared identifier", 28) || !strncmp(spell, "unknown type name", 17))) {
+                unsigned uoff;
+                A->clang_getFileLocation(loc, NULL, NULL, NULL, &uoff);
+                array_push(&undeclared, (uint32_t)uoff);
+            }
+            if (!limit && (!res->first_error || (sev == CXDiagnostic_Fatal && !fatal_seen))) {
                 unsigned line, col;
                 CXFile df;
                 A->clang_getFileLocation(loc, &df, &line, &col, NULL);
@@ -2385,25 +2904,19 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     array_push(&L.funcs, fc);
     Schedule s;
     array_init(&s);
-    Work root;
-    memset(&root, 0, sizeof root);
-    root.kind = W_DECL;
-    root.c = A->clang_getTranslationUnitCursor(tu);
-    root.span = whole;
-    array_push(&L.work, root);
-    while (L.work.len) {
-        Work w = array_pop(&L.work);
-        switch ((WorkKind)w.kind) {
-        case W_DECL: cx__decl(&L, &w, &s); break;
-        case W_STMT: cx__stmt(&L, &w, &s); break;
-        case W_EXPR: cx__expr(&L, &w, &s); break;
-        case W_EXIT: cx__exit(&L, &w); break;
-        case W_TARGET: cx__target(&L, &w, &s); break;
-        case W_VARDECL: cx__vardecl(&L, &w, &s); break;
-        case W_ACTION: cx__action(&L, &w, &s); break;
-        }
-        sched_commit(&L, &s);
+    CxShadowFns shadowed;
+    array_init(&shadowed);
+    if (res->n_errors) cx__shadow_select(&L, tu, &undeclared, &shadowed);
+    cx__run(&L, A->clang_getTranslationUnitCursor(tu), whole, &s);
+    if (shadowed.len) {
+        res->n_shadow = cx__shadow_lower(&L, idx, abs_path, &args, unsaved, nun, opts, &shadowed, whole, &s);
+        res->n_shadow_fns = shadowed.len;
     }
+    array_free(&shadowed);
+    array_free(&undeclared);
+    if (errs.len) res->partial = cx__coverage(&L, &errs);
+    array_free(&errs);
+    array_free(&L.skip);
     Work endw;
     memset(&endw, 0, sizeof endw);
     L.funcs.len = 1;
@@ -2416,6 +2929,7 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     strmap_free(&L.class_index);
     strmap_free(&L.types);
     lineindex_free(&L.lines);
+    array_free(&args.v);
     A->clang_disposeTranslationUnit(tu);
     A->clang_disposeIndex(idx);
     res->parse_ns = t1 - t0;
