@@ -30,8 +30,9 @@ const char *const val_usage_text =
     "Lints PATHS (default: .), then runs the program once with every growth finding's loop\n"
     "(GL101-GL105) instrumented and once with the findings' fixes applied, and reports whether the\n"
     "memory growth is real. This RUNS YOUR CODE, in a sandbox: its own process group and PID\n"
-    "namespace, no network, a scrubbed environment, a temporary copy of the project, CPU,\n"
-    "file-size and memory limits, and a wall-clock kill of everything it started.\n"
+    "namespace, no network, a scrubbed environment, a temporary copy of the project as the only\n"
+    "writable folder (bubblewrap: the rest of the filesystem read-only, a private /tmp, home folders\n"
+    "hidden), CPU, file-size and memory limits, and a wall-clock kill of everything it started.\n"
     "\n"
     "Options:\n"
     "  --cmd \"COMMAND\"       Run this instead of `python FILE` for each flagged file, e.g.\n"
@@ -49,6 +50,8 @@ const char *const val_usage_text =
     "  --report FILE.html    Write a self-contained page with the memory curves, leaky vs fixed\n"
     "  --env NAME            Pass this environment variable through (repeatable; nothing else is\n"
     "                        passed but PATH, locale, LD_LIBRARY_PATH, CUDA and virtualenv settings)\n"
+    "  --allow-read DIR      Let the program read DIR although it lies in a hidden home folder\n"
+    "                        (a dataset, a model checkpoint; repeatable; never writable)\n"
     "  --keep-temp           Keep the working copies and results (their folder is printed)\n"
     "  --no-history          Do not record the runs in .gradleak_cache/\n"
     "  --no-color            Never color the output\n"
@@ -72,6 +75,7 @@ typedef struct Cli {
     OutFormat fmt;
     const char *report;
     Array(const char *) keep_env;
+    Array(const char *) allow_read; /* --allow-read, then the harness; NULL-terminated when run */
     bool keep_temp, no_history, color, tty;
     char *harness;          /* gl_free */
     char *tmp;              /* session temp folder, gl_free */
@@ -427,6 +431,11 @@ static void cli__run_variant(Cli *c, ValGroup *g, uint32_t gi, ValVariant v)
     so.envp = env;
     so.cwd = work;
     so.timeout_s = c->timeout;
+    /* writable: this run's folder (copy, HOME, TMPDIR, results); readable too: --allow-read, the harness */
+    const char *rw[2] = {dir, NULL};
+    so.rw_paths = rw;
+    so.ro_paths = c->allow_read.items;
+    so.gpu = c->cuda;
     PollCtx pc;
     memset(&pc, 0, sizeof pc);
     pc.c = c, pc.g = g, pc.r = r, pc.results = results, pc.variant = vname;
@@ -797,6 +806,15 @@ static int cli__parse(Cli *c, int argc, char **argv, PathList *paths)
         } else if ((t = TAKE("--env"))) {
             if (t < 0) return -1;
             array_push(&c->keep_env, val);
+        } else if ((t = TAKE("--allow-read"))) {
+            if (t < 0) return -1;
+            char *real = realpath(val, NULL);
+            if (!real) {
+                fprintf(stderr, "gradleak: error: --allow-read: cannot use '%s': %s\n", val, strerror(errno));
+                return -1;
+            }
+            array_push(&c->allow_read, arena_strdup(&c->arena, real));
+            free(real);
         } else if (!strcmp(a, "--keep-temp")) {
             c->keep_temp = true;
         } else if (!strcmp(a, "--no-history")) {
@@ -949,6 +967,7 @@ int val_main(int argc, char **argv, const ValHost *host)
     memset(&c, 0, sizeof c);
     arena_init(&c.arena);
     array_init(&c.keep_env);
+    array_init(&c.allow_read);
     array_init(&c.groups);
     array_init(&c.findings);
     c.iterations = 30;
@@ -974,6 +993,8 @@ int val_main(int argc, char **argv, const ValHost *host)
         rc = EXIT_ERROR;
         goto done;
     }
+    array_push(&c.allow_read, c.harness);
+    array_push(&c.allow_read, NULL); /* the sandbox reads it as a NULL-terminated list */
     if (!paths.len) array_push(&paths, ".");
     char **names = NULL;
     int nfiles = host->walk(paths.items, (int)paths.len, &names);
@@ -1103,6 +1124,7 @@ done:
     array_free(&c.groups);
     array_free(&c.findings);
     array_free(&c.keep_env);
+    array_free(&c.allow_read);
     array_free(&paths);
     arena_free(&c.arena);
     return rc;
