@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Lint time against the size of one scope: doubling the input must at most double the time.
+
+Generates one file per shape and size, lints each with `gradleak check --no-cache --exit-zero`
+(best of --repeat runs, CPU time of the child), and prints the time and the ratio to the previous
+size. Shapes (N = statements):
+  toplevel   N/2 module-level blocks `for b in loader:` / `    total += model(b)` (a finding each)
+  function   the same N statements inside one function
+  nested     N/3 blocks `for epoch in range(3):` / `for b in loader:` / `total += model(b)`
+  longbody   one `for b in loader:` loop whose body has N statements (model calls and sums)
+  findings   one loop whose body is N lines `b.cuda()` (GL201: a finding, with a fix, per line)
+  clean      N/2 blocks `for b in loader:` / `    total += model(b).item()` (no finding)
+
+usage: scale-bench.py [--sizes 10000,20000,40000,80000] [--shapes a,b] [--repeat N]
+                      [--max-ratio R] [--gradleak PATH] [--keep DIR]
+With --max-ratio, exits 1 when a doubling costs more than R times (the test uses 3).
+"""
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HEAD = "import torch\n\nmodel = torch.nn.Linear(2, 2)\nloader = []\ntotal = 0\n"
+
+
+def gen(shape, n):
+    out = [HEAD]
+    if shape == "toplevel":
+        out += ["for b in loader:\n    total += model(b)\n"] * (n // 2)
+    elif shape == "clean":
+        out += ["for b in loader:\n    total += model(b).item()\n"] * (n // 2)
+    elif shape == "function":
+        out.append("\n\ndef train(model, loader):\n    total = 0\n")
+        out += ["    for b in loader:\n        total += model(b)\n"] * (n // 2)
+        out.append("    return total\n")
+    elif shape == "nested":
+        out += ["for epoch in range(3):\n    for b in loader:\n        total += model(b)\n"] * (n // 3)
+    elif shape == "longbody":
+        out.append("for b in loader:\n")
+        for i in range(n // 2):
+            out.append("    y%d = model(b)\n    total += y%d\n" % (i % 50, i % 50))
+    elif shape == "findings":
+        out.append("for b in loader:\n")
+        out += ["    b.cuda()\n"] * n
+    else:
+        raise SystemExit("unknown shape " + shape)
+    return "".join(out)
+
+
+def cpu_time(argv):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode not in (0, 1):
+        raise SystemExit("gradleak failed (%d): %s" % (p.returncode, p.stderr.decode()[-400:]))
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10000,20000,40000,80000")
+    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--max-ratio", type=float, default=0)
+    ap.add_argument("--gradleak", default=os.path.join(os.path.dirname(__file__), "..", "build", "gradleak"))
+    ap.add_argument("--keep")
+    a = ap.parse_args()
+    sizes = [int(s) for s in a.sizes.split(",")]
+    d = a.keep or tempfile.mkdtemp(prefix="gradleak-scale.")
+    os.makedirs(d, exist_ok=True)
+    bad = []
+    print("%-9s %8s %9s %7s" % ("shape", "stmts", "cpu s", "ratio"))
+    try:
+        for shape in a.shapes.split(","):
+            prev = None
+            for n in sizes:
+                path = os.path.join(d, "%s_%d.py" % (shape, n))
+                with open(path, "w") as f:
+                    f.write(gen(shape, n))
+                t = min(cpu_time([a.gradleak, "check", "--no-cache", "--exit-zero", "-j", "1", path])
+                        for _ in range(a.repeat))
+                # below 20 ms the ratio is noise: count it from 20 ms
+                ratio = max(t, 0.02) / max(prev, 0.02) if prev is not None else None
+                print("%-9s %8d %9.3f %7s" % (shape, n, t, "%.2fx" % ratio if ratio else "-"), flush=True)
+                if a.max_ratio and ratio and ratio > a.max_ratio:
+                    bad.append("%s %d: %.2fx" % (shape, n, ratio))
+                prev = t
+    finally:
+        if not a.keep:
+            shutil.rmtree(d, ignore_errors=True)
+    if bad:
+        print("superlinear (a doubling costs more than %.1fx): %s" % (a.max_ratio, "; ".join(bad)))
+        sys.exit(1)
+
+
+main()
