@@ -8,11 +8,11 @@ size. Shapes (N = statements):
   function   the same N statements inside one function
   nested     N/3 blocks `for epoch in range(3):` / `for b in loader:` / `total += model(b)`
   longbody   one `for b in loader:` loop whose body has N statements (model calls and sums)
-  findings   one loop whose body is N lines `b.cuda()` (GL201: a finding, with a fix, per line)
+  findings   one loop whose body is N lines `x.cuda()` (GL201: a finding, with a fix, per line)
   clean      N/2 blocks `for b in loader:` / `    total += model(b).item()` (no finding)
 
 usage: scale-bench.py [--sizes 10000,20000,40000,80000] [--shapes a,b] [--repeat N]
-                      [--max-ratio R] [--gradleak PATH] [--keep DIR]
+                      [--max-ratio R] [--floor SECONDS] [--gradleak PATH] [--keep DIR]
 With --max-ratio, exits 1 when a doubling costs more than R times (the test uses 3).
 """
 import argparse
@@ -33,7 +33,7 @@ def gen(shape, n):
     elif shape == "clean":
         out += ["for b in loader:\n    total += model(b).item()\n"] * (n // 2)
     elif shape == "function":
-        out.append("\n\ndef train(model, loader):\n    total = 0\n")
+        out.append("\n\ndef train(loader):\n    model = torch.nn.Linear(2, 2)\n    total = 0\n")
         out += ["    for b in loader:\n        total += model(b)\n"] * (n // 2)
         out.append("    return total\n")
     elif shape == "nested":
@@ -43,8 +43,8 @@ def gen(shape, n):
         for i in range(n // 2):
             out.append("    y%d = model(b)\n    total += y%d\n" % (i % 50, i % 50))
     elif shape == "findings":
-        out.append("for b in loader:\n")
-        out += ["    b.cuda()\n"] * n
+        out.append("x = torch.zeros(3)\nfor b in loader:\n")
+        out += ["    x.cuda()\n"] * n
     else:
         raise SystemExit("unknown shape " + shape)
     return "".join(out)
@@ -65,6 +65,7 @@ def main():
     ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--max-ratio", type=float, default=0)
+    ap.add_argument("--floor", type=float, default=0.02, help="times below this count as this (noise)")
     ap.add_argument("--gradleak", default=os.path.join(os.path.dirname(__file__), "..", "build", "gradleak"))
     ap.add_argument("--keep")
     a = ap.parse_args()
@@ -82,8 +83,8 @@ def main():
                     f.write(gen(shape, n))
                 t = min(cpu_time([a.gradleak, "check", "--no-cache", "--exit-zero", "-j", "1", path])
                         for _ in range(a.repeat))
-                # below 20 ms the ratio is noise: count it from 20 ms
-                ratio = max(t, 0.02) / max(prev, 0.02) if prev is not None else None
+                # below the floor (20 ms) the ratio is noise: count it from there
+                ratio = max(t, a.floor) / max(prev, a.floor) if prev is not None else None
                 print("%-9s %8d %9.3f %7s" % (shape, n, t, "%.2fx" % ratio if ratio else "-"), flush=True)
                 if a.max_ratio and ratio and ratio > a.max_ratio:
                     bad.append("%s %d: %.2fx" % (shape, n, ratio))
