@@ -714,6 +714,7 @@ static int cmd_check(int argc, char **argv)
     oo.show_fix_hints = true;
     oo.unsafe_fixes = cf.unsafe;
     oo.statistics = statistics;
+    oo.not_analysed = (uint32_t)errors; /* paths the walk could not use (a symlink loop, a missing path) */
     /* --diff prints the diffs instead of the findings, as ruff does; --write-baseline writes them
      * to the baseline, and the output shows none */
     OutStream *os = cf.diff ? NULL : out_stream_begin(stdout, fmt, &oo);
@@ -723,6 +724,7 @@ static int cmd_check(int argc, char **argv)
     for (uint32_t i = 0; i < nfiles; i++) {
         FileJob *j = &jobsv[i];
         if (j->read_errno) {
+            oo.not_analysed++;
             if (j->read_errno == ENOENT) { /* the walk saw it: deleted since (a concurrent checkout, a build) */
                 fprintf(stderr, "gradleak: warning: %s: vanished before it could be read: skipped\n", j->path);
                 continue;
@@ -740,11 +742,13 @@ static int cmd_check(int argc, char **argv)
         char *src;
         size_t len;
         if (job_load(&run, j, &res, &src, &len) < 0) {
+            oo.not_analysed++;
             fprintf(stderr, "gradleak: error: %s: its result cannot be read back from the temporary file in %s: %s\n",
                     j->path, getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp", strerror(errno));
             errors++;
             continue;
         }
+        if (res.cxx == CXX_UNAVAILABLE || res.skipped) oo.not_analysed++;
         if (res.cxx == CXX_UNAVAILABLE) n_cxx_off++;
         else if (res.notes && (res.skipped || res.syntax_error))
             fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, res.notes);
