@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -456,6 +458,29 @@ static void cli__run_variant(Cli *c, ValGroup *g, uint32_t gi, ValVariant v)
     val_env_free(env);
     if (c->tty) fprintf(stderr, "\r\033[K");
     if (!c->keep_temp) val_remove_tree(work);
+}
+
+/* Removes the working folders of earlier validate runs that were killed (SIGKILL, a lost CI job)
+ * before they could clean up: gradleak-validate-PID.XXXXXX of ours whose PID is gone. A folder
+ * holds copies of the project (up to 512 MiB each). A reused PID only keeps a folder longer. */
+static void cli__sweep_stale(const char *tmproot)
+{
+    DIR *d = opendir(tmproot);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (strncmp(n, "gradleak-validate-", 18)) continue;
+        char *end = NULL;
+        long pid = strtol(n + 18, &end, 10);
+        if (end == n + 18 || *end != '.' || strlen(end) != 7 || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to ask */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", tmproot, n);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
+        val_remove_tree(path);
+    }
+    if (d) closedir(d);
 }
 
 /* ---- verdicts ---- */
@@ -1034,7 +1059,8 @@ int val_main(int argc, char **argv, const ValHost *host)
         const char *tmproot = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
         StrBuf t;
         sb_init(&t);
-        sb_printf(&t, "%s/gradleak-validate-XXXXXX", tmproot);
+        cli__sweep_stale(tmproot);
+        sb_printf(&t, "%s/gradleak-validate-%ld.XXXXXX", tmproot, (long)getpid());
         if (!mkdtemp(t.data)) {
             fprintf(stderr, "gradleak: error: cannot create a temporary folder in %s: %s\n", tmproot, strerror(errno));
             sb_free(&t);

@@ -262,4 +262,46 @@ else
     echo "note: validate/misbehaving-program-* skipped: bubblewrap is not installed (./configure --install-deps)"
 fi
 
+# 6. gradleak itself SIGKILLed mid-run: nothing it started survives (the program, a setsid daemon of
+# it), and the next validate removes the dead run's working folder; two validate runs at once on
+# the same project both finish with their own verdicts and history rows.
+if command -v bwrap >/dev/null 2>&1; then
+    V=$(mktemp -d "$ROOT/build/validate-kill.XXXXXX")
+    mkdir -p "$V/tmp" "$V/proj"
+    tag=$RANDOM$RANDOM
+    dmark="28$RANDOM.$tag"
+    { printf 'import subprocess, time\nsubprocess.Popen(["sleep", "%s"], start_new_session=True)\ntime.sleep(%s)\n' "$dmark" "5$tag"
+      sed -n '4,$p' fixtures/run/gl101_val_loss.py; } >"$V/proj/slow.py"
+    TMPDIR=$V/tmp "$GRADLEAK" validate --no-history --python "$PY" --device cpu --timeout 120 "$V/proj/slow.py" \
+        >/dev/null 2>&1 </dev/null &
+    gpid=$!
+    for _ in $(seq 100); do pgrep -f "sleep $dmark" >/dev/null && break; sleep 0.1; done
+    started=$(pgrep -f "sleep $dmark" | grep -c .)
+    kill -9 "$gpid"; wait "$gpid" 2>/dev/null
+    sleep 1
+    left=$(pgrep -f "sleep $dmark|sleep 5$tag|slow.py" | grep -c .)
+    stale=$(ls "$V/tmp" | grep -c '^gradleak-validate-')
+    if [ "$started" -ge 1 ] && [ "$left" = 0 ] && [ "$stale" = 1 ]; then ok validate/sigkill-leaves-no-process
+    else fail validate/sigkill-leaves-no-process "daemon started=$started, survivors=$left, working folders=$stale"; fi
+    # two runs at once (also the next runs after the kill: the dead run's folder goes)
+    cp fixtures/run/gl101_val_loss.py "$V/proj/leak.py"
+    for k in 1 2; do
+        (cd "$V/proj" && TMPDIR=$V/tmp "$GRADLEAK" validate --python "$PY" --device cpu --iterations 8 --timeout 120 \
+            --output-format json leak.py >"$T/par$k.out" 2>"$T/par$k.err" </dev/null; echo $? >"$T/par$k.rc") &
+    done
+    wait
+    v1=$(grep -c '"verdict": "confirmed"' "$T/par1.out"); v2=$(grep -c '"verdict": "confirmed"' "$T/par2.out")
+    rows=$("$PY" -c "
+import sqlite3
+print(sqlite3.connect('$V/proj/.gradleak_cache/cache.db').execute('select count(*) from validation_runs').fetchone()[0])" 2>&1)
+    if [ "$(cat "$T/par1.rc")" = 1 ] && [ "$(cat "$T/par2.rc")" = 1 ] && [ "$v1" = 1 ] && [ "$v2" = 1 ] && [ "$rows" = 2 ]; then
+        ok validate/two-runs-at-once
+    else fail validate/two-runs-at-once "rc=$(cat "$T/par1.rc")/$(cat "$T/par2.rc") confirmed=$v1/$v2 history rows=$rows $(tail -2 "$T/par1.err")"; fi
+    if [ -z "$(ls "$V/tmp")" ]; then ok validate/stale-working-folder-removed
+    else fail validate/stale-working-folder-removed "left in TMPDIR: $(ls "$V/tmp")"; fi
+    rm -rf "$V"
+else
+    echo "note: validate/sigkill-* skipped: bubblewrap is not installed (./configure --install-deps)"
+fi
+
 [ $nfail -eq 0 ]
