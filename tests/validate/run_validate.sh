@@ -188,6 +188,10 @@ if command -v bwrap >/dev/null 2>&1; then
     B=$(mktemp -d "$ROOT/build/validate-escape.XXXXXX")
     mkdir -p "$B/proj" "$B/fakehome/.ssh"
     echo 'secret-key-material' >"$B/fakehome/.ssh/id_test"
+    # the project folder holds what its copy must get past: a FIFO, a symlink loop, a dangling link,
+    # a socket
+    mkfifo "$B/proj/pipe.py"; ln -s loopb "$B/proj/loopa"; ln -s loopa "$B/proj/loopb"; ln -s nowhere "$B/proj/dangling.py"
+    "$PY" -c "import socket; socket.socket(socket.AF_UNIX).bind('$B/proj/sock')"
     tag=$RANDOM$RANDOM
     dmark="29$RANDOM.$tag"
     realhome=$(getent passwd "$(id -u)" | cut -d: -f6)
