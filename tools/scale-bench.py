@@ -10,6 +10,7 @@ size. Shapes (N = statements):
   longbody   one `for b in loader:` loop whose body has N statements (model calls and sums)
   findings   one loop whose body is N lines `x.cuda()` (GL201: a finding, with a fix, per line)
   clean      N/2 blocks `for b in loader:` / `    total += model(b).item()` (no finding)
+  mixed      blocks for GL102, GL104, GL105, GL301, GL302, GL901 (an unused noqa) and no_grad
 
 usage: scale-bench.py [--sizes 10000,20000,40000,80000] [--shapes a,b] [--repeat N]
                       [--max-ratio R] [--floor SECONDS] [--gradleak PATH] [--keep DIR]
@@ -42,6 +43,18 @@ def gen(shape, n):
         out.append("for b in loader:\n")
         for i in range(n // 2):
             out.append("    y%d = model(b)\n    total += y%d\n" % (i % 50, i % 50))
+    elif shape == "mixed":
+        out.append("import gc\nlosses = []\nh = None\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n")
+        blocks = ["for b in loader:\n    losses.append(model(b))\n",
+                  "for b in loader:\n    h = model(b, h)\n",
+                  "for b in loader:\n    loss = model(b).sum()\n    loss.backward(retain_graph=True)\n    torch.cuda.empty_cache()\n",
+                  "for b in loader:\n    out = model(b)\n    out.sum().backward()\n    gc.collect()  # noqa: GL301\n",
+                  "with torch.no_grad():\n    for b in loader:\n        total += model(b)\n"]
+        k = 0
+        while k < n:
+            blk = blocks[(k // 3) % len(blocks)]
+            out.append(blk)
+            k += blk.count("\n")
     elif shape == "findings":
         out.append("x = torch.zeros(3)\nfor b in loader:\n")
         out += ["    x.cuda()\n"] * n
@@ -62,7 +75,7 @@ def cpu_time(argv):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,20000,40000,80000")
-    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean")
+    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--max-ratio", type=float, default=0)
     ap.add_argument("--floor", type=float, default=0.02, help="times below this count as this (noise)")
