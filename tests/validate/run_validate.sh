@@ -274,7 +274,7 @@ if command -v bwrap >/dev/null 2>&1; then
     mkdir -p "$V/tmp" "$V/proj"
     tag=$RANDOM$RANDOM
     dmark="28$RANDOM.$tag"
-    { printf 'import subprocess, time\nsubprocess.Popen(["sleep", "%s"], start_new_session=True)\ntime.sleep(%s)\n' "$dmark" "5$tag"
+    { printf 'import subprocess, time\nsubprocess.Popen(["sleep", "%s"], start_new_session=True)\ntime.sleep(600)\n' "$dmark"
       sed -n '4,$p' fixtures/run/gl101_val_loss.py; } >"$V/proj/slow.py"
     TMPDIR=$V/tmp "$GRADLEAK" validate --no-history --python "$PY" --device cpu --timeout 120 "$V/proj/slow.py" \
         >/dev/null 2>&1 </dev/null &
@@ -283,7 +283,7 @@ if command -v bwrap >/dev/null 2>&1; then
     started=$(pgrep -f "sleep $dmark" | grep -c .)
     kill -9 "$gpid"; wait "$gpid" 2>/dev/null
     sleep 1
-    left=$(pgrep -f "sleep $dmark|sleep 5$tag|slow.py" | grep -c .)
+    left=$(pgrep -f "sleep $dmark|$V/proj/slow.py" | grep -c .)
     stale=$(ls "$V/tmp" | grep -c '^gradleak-validate-')
     if [ "$started" -ge 1 ] && [ "$left" = 0 ] && [ "$stale" = 1 ]; then ok validate/sigkill-leaves-no-process
     else fail validate/sigkill-leaves-no-process "daemon started=$started, survivors=$left, working folders=$stale"; fi
