@@ -62,30 +62,101 @@ static uint32_t find_acc(const IrFunc *f, uint32_t op, uint32_t var)
     return IR_NONE;
 }
 
-/* Is var (or arithmetic on it: `(total / n).backward()`) the receiver of a method call anywhere in f? */
-static bool used_as_tensor(const IrFunc *f, uint32_t var)
+/* Calls f(ctx, var) for every variable find_acc(f, op, var) would find: the same walk, without
+ * stopping at a match (so exactly those variables). */
+static void acc_vars(const IrFunc *f, uint32_t op, void (*fn)(void *ctx, uint32_t var, uint32_t at), void *ctx,
+                     uint32_t at)
 {
+    uint32_t stack[32], n = 0;
+    stack[n++] = op;
+    while (n) {
+        uint32_t x = stack[--n];
+        if (x == IR_NONE) continue;
+        const IrOp *o = &f->ops.items[x];
+        if ((o->kind == IR_LOAD || o->kind == IR_ATTR) && o->var != IR_NONE) fn(ctx, o->var, at);
+        if ((o->kind == IR_BINOP && o->aux <= BIN_DIV) || (o->kind == IR_UNOP && o->aux != UN_NOT)) {
+            if (n + 2 <= ARRAY_LEN(stack)) stack[n++] = o->a, stack[n++] = o->kind == IR_BINOP ? o->b : IR_NONE;
+        }
+    }
+}
+
+/* Per function, built on first use, so that a scope with N accumulations costs O(N), not O(N^2)
+ * (each used to scan every op after it): which variables are a method call's receiver, and, per
+ * variable, the reached backward() calls on it in op order. */
+typedef struct VarOp {
+    uint32_t var, op;
+} VarOp;
+
+typedef struct FnIndex {
+    const IrFunc *f;
+    uint8_t *tensor_used; /* [var] */
+    VarOp *back;          /* sorted by (var, op) */
+    uint32_t nback, cap;
+    Arena *arena;
+} FnIndex;
+
+static void mark_used(void *ctx, uint32_t var, uint32_t at)
+{
+    GL_UNUSED(at);
+    FnIndex *x = ctx;
+    if (var < x->f->vars.len) x->tensor_used[var] = 1;
+}
+
+static void add_back(void *ctx, uint32_t var, uint32_t at)
+{
+    FnIndex *x = ctx;
+    if (x->nback == x->cap) {
+        uint32_t cap = x->cap ? x->cap * 2 : 16;
+        VarOp *n = ARENA_NEW_N(x->arena, VarOp, cap);
+        if (x->nback) memcpy(n, x->back, sizeof *n * x->nback);
+        x->back = n, x->cap = cap;
+    }
+    x->back[x->nback++] = (VarOp){var, at};
+}
+
+static int varop_cmp(const void *a, const void *b)
+{
+    const VarOp *x = a, *y = b;
+    if (x->var != y->var) return x->var < y->var ? -1 : 1;
+    return x->op < y->op ? -1 : x->op > y->op;
+}
+
+static void index_build(FnIndex *x, const IrFunc *f, const FuncFacts *ff, Arena *arena)
+{
+    memset(x, 0, sizeof *x);
+    x->f = f, x->arena = arena;
+    x->tensor_used = ARENA_NEW_N(arena, uint8_t, f->vars.len + 1);
+    memset(x->tensor_used, 0, f->vars.len + 1);
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL) continue;
         uint32_t r = df_receiver(f, i);
-        if (r != IR_NONE && find_acc(f, r, var) != IR_NONE) return true;
+        if (r != IR_NONE) acc_vars(f, r, mark_used, x, i);
+        if (!ff->reached[i] || !df_is_backward_call(f, i)) continue;
+        uint32_t a = o->nargs && !f->kw.items[o->args] ? f->args.items[o->args] : IR_NONE; /* backward(total) */
+        if (r != IR_NONE) acc_vars(f, r, add_back, x, i); /* also (total / n).backward() */
+        if (a != IR_NONE) acc_vars(f, a, add_back, x, i);
     }
-    return false;
+    if (x->nback) qsort(x->back, x->nback, sizeof *x->back, varop_cmp);
+}
+
+/* Is var (or arithmetic on it: `(total / n).backward()`) the receiver of a method call anywhere in f? */
+static bool used_as_tensor(const FnIndex *x, uint32_t var)
+{
+    return var < x->f->vars.len && x->tensor_used[var];
 }
 
 /* The first reached backward() on var after op `from` (`total.backward()` after the loop), or IR_NONE. */
-static uint32_t backward_of(const IrFunc *f, const FuncFacts *ff, uint32_t var, uint32_t from)
+static uint32_t backward_of(const FnIndex *x, uint32_t var, uint32_t from)
 {
-    for (uint32_t i = from + 1; i < f->ops.len; i++) {
-        if (!ff->reached[i] || !df_is_backward_call(f, i)) continue;
-        const IrOp *o = &f->ops.items[i];
-        uint32_t r = df_receiver(f, i);
-        uint32_t x = o->nargs && !f->kw.items[o->args] ? f->args.items[o->args] : IR_NONE; /* backward(total) */
-        if ((r != IR_NONE && find_acc(f, r, var) != IR_NONE) || (x != IR_NONE && find_acc(f, x, var) != IR_NONE))
-            return i; /* also (total / n).backward() */
+    uint32_t lo = 0, hi = x->nback;
+    while (lo < hi) { /* the first (var, op) >= (var, from + 1) */
+        uint32_t mid = lo + (hi - lo) / 2;
+        const VarOp *m = &x->back[mid];
+        if (m->var < var || (m->var == var && m->op <= from)) lo = mid + 1;
+        else hi = mid;
     }
-    return IR_NONE;
+    return lo < x->nback && x->back[lo].var == var ? x->back[lo].op : IR_NONE;
 }
 
 /* The operand of the top-level operation that does not contain the accumulator. */
@@ -211,6 +282,8 @@ void rule_GL101(RuleCtx *c)
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
         if (ff->analysed) object_accumulations(c, f, ff);
+        FnIndex idx;
+        bool have_idx = false;
         for (uint32_t i = 0; i < f->ops.len; i++) {
             uint32_t var, accop, addop, at;
             bool inplace;
@@ -232,7 +305,8 @@ void rule_GL101(RuleCtx *c)
             Diag *d;
             /* summed over the batches and differentiated once after the loop (gradient accumulation
              * done by building one graph): peak memory grows with the number of batches */
-            uint32_t later = live ? backward_of(f, ff, var, l->end) : IR_NONE;
+            if (!have_idx) index_build(&idx, f, ff, c->arena), have_idx = true;
+            uint32_t later = live ? backward_of(&idx, var, l->end) : IR_NONE;
             if (later != IR_NONE) {
                 d = rule_report(c, bo->span, SEV_ERROR,
                                 "'%s' holds the autograd graph of every batch until backward() at line %u: '%s' "
@@ -285,7 +359,7 @@ void rule_GL101(RuleCtx *c)
             const IrOp *ao = &f->ops.items[addop];
             if (ao->span.row == ao->span.end_row && strlen(addtext) < 60) {
                 /* safe when the accumulator starts as a number and is never used as a tensor */
-                bool safe = !(acc->flags & VF_OUTER) && !used_as_tensor(f, var);
+                bool safe = !(acc->flags & VF_OUTER) && !used_as_tensor(&idx, var);
                 const char *wrap = (ao->kind == IR_LOAD || ao->kind == IR_ATTR || ao->kind == IR_CALL || ao->kind == IR_ITEM)
                                        ? fixed : arena_printf(c->arena, "(%s).%s()", addtext, zero ? "item" : "detach");
                 rule_fix(c, d, safe ? FIX_SAFE : FIX_UNSAFE,

@@ -42,15 +42,20 @@
 #include "engine/rule_ctx.h"
 
 /* Can anything the loop computes reach a backward? (see Fix safety) */
-static bool may_reach_backward(RuleCtx *c, const IrFunc *f, const IrLoop *l)
+/* *fn_any: -1 until known, then whether f yields or calls backward anywhere (one scan per
+ * function, not per finding: a module of many sampling loops was quadratic). */
+static bool may_reach_backward(RuleCtx *c, const IrFunc *f, const IrLoop *l, int *fn_any)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     if (GL_MAX(ff->ret.grad, ff->ret.elem) >= G_POST) return true;
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_YIELD || df_is_backward_call(f, i)) return true;
-        if (i > l->op && i < l->end && o->kind == IR_SET_ATTR) return true;
+    if (*fn_any < 0) {
+        *fn_any = 0;
+        for (uint32_t i = 0; i < f->ops.len && !*fn_any; i++)
+            if (f->ops.items[i].kind == IR_YIELD || df_is_backward_call(f, i)) *fn_any = 1;
     }
+    if (*fn_any) return true;
+    for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++)
+        if (f->ops.items[i].kind == IR_SET_ATTR) return true;
     return false;
 }
 
@@ -59,6 +64,7 @@ void rule_GL104(RuleCtx *c)
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
+        int fn_any = -1;
         for (uint32_t i = 0; i < f->ops.len; i++) {
             if (!ff->reached[i] || !df_is_module_call(c->fx, f, i)) continue;
             const IrOp *o = &f->ops.items[i];
@@ -89,7 +95,7 @@ void rule_GL104(RuleCtx *c)
                     rule_hint(c, d, "Run the loop under `with torch.no_grad():` (or decorate the function with "
                                     "`@torch.no_grad()`)");
                 rule_fix_wrap_loop_no_grad(c, f, v->carried, d,
-                                           may_reach_backward(c, f, l) ? FIX_UNSAFE : FIX_SAFE);
+                                           may_reach_backward(c, f, l, &fn_any) ? FIX_UNSAFE : FIX_SAFE);
                 break;
             }
         }

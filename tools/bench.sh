@@ -1,7 +1,7 @@
 #!/bin/sh
 # `ninja bench`: (1) lint time against the parse-only floor on the same files, in one process;
 # (2) `gradleak check` as users run it: -j 1 against -j 2 without the cache, a cold and a warm cache
-# run, and the peak RSS of each. The corpus is BENCH_CORPUS (a folder of real PyTorch code kept
+# run, and the peak RSS of each; (3) lint time against the size of one scope, per doubling. The corpus is BENCH_CORPUS (a folder of real PyTorch code kept
 # outside the repository, e.g. one brought in with the search tool's fetch); without it, the
 # repository's own fixtures. BENCH_SKIP_PARSE=1 skips (1); BENCH_BIN picks the binary.
 set -eu
@@ -45,3 +45,12 @@ awk -v a="$t_j1" -v b="$t_j2" -v c="$t_cold" -v w="$t_warm" -v m="$m_j2" 'BEGIN 
     printf "warm cache / cold cache:             %.1f%%   (target <= 10%%)\n", 100 * w / c
     printf "peak RSS with -j 2:                  %.1f MB  (target < 150 MB)\n", m / 1024
 }'
+
+# (3) lint time against the size of one scope (tools/scale-bench.py): each doubling of the
+# statements in a module, a function, nested loops, one loop body, and of the findings in a file
+# should at most double the time. BENCH_SKIP_SCALE=1 skips it; BENCH_SCALE_SIZES overrides the sizes.
+if [ "${BENCH_SKIP_SCALE:-0}" != 1 ]; then
+    echo
+    echo "lint time per scope size (CPU s of one gradleak check -j 1, best of 2; ratio per doubling, target <= 2.2x)"
+    python3 tools/scale-bench.py --gradleak "$bin" --repeat 2 --sizes "${BENCH_SCALE_SIZES:-10000,20000,40000,80000}"
+fi

@@ -179,6 +179,8 @@ int cache_db_open(const char *db_path, sqlite3 **out, int *version)
 {
     sqlite3 *db = NULL;
     *out = NULL;
+    /* (not SQLITE_OPEN_NOFOLLOW: it refuses a link anywhere in the path, so a project under a
+     * linked home folder would lose its cache; cache_open checks the files themselves) */
     int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         if (db) sqlite3_close_v2(db);
@@ -266,7 +268,28 @@ Cache *cache_open(const char *dir)
     c->db_path = sb_take(&p);
     pthread_mutex_init(&c->mu, NULL);
     array_init(&c->pending);
+    /* The project's own cache folder as a symbolic link is not followed (a repository could ship
+     * `.gradleak_cache -> ~/somewhere`); GRADLEAK_CACHE_DIR names a folder the user chose. */
+    const char *env = getenv("GRADLEAK_CACHE_DIR");
+    struct stat st;
+    if (!(env && env[0] && !strcmp(env, dir)) && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+        cache__warn(c, "the cache folder %s is a symbolic link; linting without the cache (remove it, or set "
+                    "GRADLEAK_CACHE_DIR)", dir);
+        return c;
+    }
     if (cache__make_dir(c) < 0) return c;
+    /* Nor a database, WAL, shared-memory or journal file that is a link or not a regular file:
+     * SQLite would write its tables into, or truncate, whatever it names. */
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < ARRAY_LEN(suffixes); i++) {
+        char p2[4200];
+        snprintf(p2, sizeof p2, "%s%s", c->db_path, suffixes[i]);
+        if (lstat(p2, &st) == 0 && !S_ISREG(st.st_mode)) {
+            cache__warn(c, "the cache database file %s is %s; linting without the cache (remove it)", p2,
+                        S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+            return c;
+        }
+    }
     int version = 0;
     int rc = cache_db_open(c->db_path, &c->db, &version);
     if (rc != SQLITE_OK) {

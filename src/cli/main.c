@@ -734,18 +734,22 @@ static int cmd_check(int argc, char **argv)
     oo.show_fix_hints = true;
     oo.unsafe_fixes = cf.unsafe;
     oo.statistics = statistics;
+    oo.not_analysed = (uint32_t)errors; /* paths the walk could not use (a symlink loop, a missing path) */
     /* --diff prints the diffs instead of the findings, as ruff does; --write-baseline writes them
      * to the baseline, and the output shows none */
     OutStream *os = cf.diff ? NULL : out_stream_begin(stdout, fmt, &oo);
     BaselineWriter bw;
     baseline_writer_init(&bw);
     uint32_t nfind = 0;
-    uint32_t n_not_analysed = 0; /* C++ files that were not analysed, for whatever reason */
+    /* oo.not_analysed counts every file not analysed (the summary's line); C++ files among them
+     * also make the exit status 2 (a skipped Python file, binary or too large, does not) */
+    uint32_t n_cxx_not_analysed = 0;
     for (uint32_t i = 0; i < nfiles; i++) {
         FileJob *j = &jobsv[i];
         bool is_cxx = engine_lang_of(j->path) == LANG_CXX;
         if (j->read_errno) {
-            n_not_analysed += is_cxx;
+            oo.not_analysed++;
+            n_cxx_not_analysed += is_cxx;
             if (j->read_errno == ENOENT) { /* the walk saw it: deleted since (a concurrent checkout, a build) */
                 fprintf(stderr, "gradleak: warning: %s: vanished before it could be read: skipped\n", j->path);
                 continue;
@@ -763,12 +767,14 @@ static int cmd_check(int argc, char **argv)
         char *src;
         size_t len;
         if (job_load(&run, j, &res, &src, &len) < 0) {
+            oo.not_analysed++;
             fprintf(stderr, "gradleak: error: %s: its result cannot be read back from the temporary file in %s: %s\n",
                     j->path, getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp", strerror(errno));
             errors++;
             continue;
         }
-        if (is_cxx && res.skipped) n_not_analysed++;
+        if (res.cxx == CXX_UNAVAILABLE || res.skipped) oo.not_analysed++;
+        if (is_cxx && res.skipped) n_cxx_not_analysed++;
         if (res.cxx == CXX_UNAVAILABLE) n_cxx_off++;
         else if (res.notes && (res.skipped || res.syntax_error))
             fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, res.notes);
@@ -846,10 +852,9 @@ static int cmd_check(int argc, char **argv)
         baseline_free(&bl);
     }
     oo.fixed = cf.fixed;
-    oo.not_analysed = n_not_analysed;
-    if (n_not_analysed)
-        fprintf(stderr, "gradleak: warning: %u C++ file%s not analysed (exit status 2 unless --exit-zero)\n", n_not_analysed,
-                n_not_analysed == 1 ? "" : "s");
+    if (n_cxx_not_analysed)
+        fprintf(stderr, "gradleak: warning: %u C++ file%s not analysed (exit status 2 unless --exit-zero)\n",
+                n_cxx_not_analysed, n_cxx_not_analysed == 1 ? "" : "s");
     if (cf.diff) {
         fflush(stdout);
         if (cf.fixed) fprintf(stderr, "Would fix %u error%s.\n", cf.fixed, cf.fixed == 1 ? "" : "s");
@@ -876,7 +881,7 @@ static int cmd_check(int argc, char **argv)
     gl_free(jobsv);
     config_free(cfg);
     if (errors || cf.errors) return EXIT_ERROR;
-    if (n_not_analysed && !exit_zero) return EXIT_ERROR; /* a clean exit would claim files it never read */
+    if (n_cxx_not_analysed && !exit_zero) return EXIT_ERROR; /* a clean exit would claim files it never read */
     return nfind && !exit_zero ? EXIT_FINDINGS : EXIT_CLEAN;
 
 usage_error:

@@ -2,9 +2,11 @@
  * skipping VCS/virtualenv/build folders and what the root .gitignore names. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "base/strbuf.h"
 #include "cli/walk.h"
 
@@ -39,8 +41,19 @@ void walk_ignore_load(WalkIgnore *ig, const char *root)
     array_init(&ig->patterns);
     char path[4096];
     snprintf(path, sizeof path, "%s/.gitignore", root);
-    FILE *f = fopen(path, "r");
-    if (!f) return;
+    /* a regular file only: opening a FIFO named .gitignore would wait for a writer forever */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return;
+    }
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         size_t n = strlen(line);

@@ -169,33 +169,79 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
     }
 }
 
-/* Is op on a path that runs rarely: an except handler, a branch taken on an error flag set in a
- * handler (`if oom:`), or under an equality test that picks one iteration (`if updates == 0:`)?
- * Periodic tests (`if step % 100 == 0`) are not rare. */
-static bool rule__rare_path(const IrFunc *f, uint32_t op)
+/* The if/try regions of a function, built once per function on first use (a scan from the top of
+ * the function per question made a module with thousands of per-step calls quadratic): each region
+ * with its kind, condition, first else/except op and the region around it, and for every op the
+ * innermost region open at it. Up to 256 levels, as deep as the old scan looked. */
+typedef struct RuleRegion {
+    uint8_t kind;    /* IR_IF or IR_TRY */
+    uint32_t cond;   /* the if's condition op */
+    uint32_t else_op; /* the first else/except op seen while it was innermost, or IR_NONE */
+    uint32_t parent; /* the region around it, or IR_NONE */
+} RuleRegion;
+
+typedef struct RuleRegions {
+    RuleRegion *reg;
+    uint32_t *open;            /* [op]: the innermost region open before op, or IR_NONE */
+    uint8_t *stored_in_handler; /* [var]: assigned in an except handler (an error flag: `oom = True`) */
+} RuleRegions;
+
+static const RuleRegions *rule__regions(RuleCtx *c, const IrFunc *f)
 {
-    typedef struct { uint8_t kind; uint32_t cond; bool in_else; } Open;
-    Open stack[256];
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < op && i < f->ops.len; i++) {
+    if (!c->regions) {
+        c->regions = ARENA_NEW_N(c->scratch, RuleRegions *, c->m->funcs.len + 1);
+        memset(c->regions, 0, sizeof *c->regions * (c->m->funcs.len + 1));
+    }
+    if (f->index < c->m->funcs.len && c->regions[f->index]) return c->regions[f->index];
+    RuleRegions *r = ARENA_NEW(c->scratch, RuleRegions);
+    uint32_t nops = f->ops.len, nreg = 0;
+    for (uint32_t i = 0; i < nops; i++) nreg += f->ops.items[i].kind == IR_IF || f->ops.items[i].kind == IR_TRY;
+    r->reg = ARENA_NEW_N(c->scratch, RuleRegion, nreg + 1);
+    r->open = ARENA_NEW_N(c->scratch, uint32_t, nops + 1);
+    r->stored_in_handler = ARENA_NEW_N(c->scratch, uint8_t, f->vars.len + 1);
+    memset(r->stored_in_handler, 0, f->vars.len + 1);
+    uint32_t stack[256], n = 0, k = 0, depth_try = 0;
+    bool in_handler = false;
+    for (uint32_t i = 0; i < nops; i++) {
         const IrOp *o = &f->ops.items[i];
+        r->open[i] = n ? stack[n - 1] : IR_NONE;
         switch (o->kind) {
         case IR_IF: case IR_TRY:
-            if (n < ARRAY_LEN(stack)) stack[n++] = (Open){o->kind, o->a, false};
+            if (n < ARRAY_LEN(stack)) {
+                r->reg[k] = (RuleRegion){o->kind, o->a, IR_NONE, n ? stack[n - 1] : IR_NONE};
+                stack[n++] = k++;
+            }
             break;
         case IR_ELSE: case IR_EXCEPT:
-            if (n) stack[n - 1].in_else = true;
+            if (n && r->reg[stack[n - 1]].else_op == IR_NONE) r->reg[stack[n - 1]].else_op = i;
             break;
         case IR_END_IF: case IR_END_TRY:
             if (n) n--;
             break;
         default: break;
         }
+        if (o->kind == IR_TRY) depth_try++;
+        else if (o->kind == IR_EXCEPT) in_handler = true;
+        else if (o->kind == IR_END_TRY) { if (depth_try) depth_try--; in_handler = false; }
+        else if (o->kind == IR_STORE && in_handler && o->var < f->vars.len) r->stored_in_handler[o->var] = 1;
     }
-    for (uint32_t k = 0; k < n; k++) {
-        if (stack[k].kind == IR_TRY && stack[k].in_else) return true;
-        if (stack[k].kind != IR_IF || stack[k].in_else || stack[k].cond == IR_NONE) continue;
-        const IrOp *c = &f->ops.items[stack[k].cond];
+    if (f->index < c->m->funcs.len) c->regions[f->index] = r;
+    return r;
+}
+
+/* Is op on a path that runs rarely: an except handler, a branch taken on an error flag set in a
+ * handler (`if oom:`), or under an equality test that picks one iteration (`if updates == 0:`)?
+ * Periodic tests (`if step % 100 == 0`) are not rare. */
+static bool rule__rare_path(RuleCtx *ctx, const IrFunc *f, uint32_t op)
+{
+    if (op >= f->ops.len) return false;
+    const RuleRegions *rr = rule__regions(ctx, f);
+    for (uint32_t k = rr->open[op], guard = 0; k != IR_NONE && guard < 256; k = rr->reg[k].parent, guard++) {
+        const RuleRegion *g = &rr->reg[k];
+        bool in_else = g->else_op != IR_NONE && g->else_op < op;
+        if (g->kind == IR_TRY && in_else) return true;
+        if (g->kind != IR_IF || in_else || g->cond == IR_NONE) continue;
+        const IrOp *c = &f->ops.items[g->cond];
         /* `a and b == 0`: look at both operands of a boolean operator */
         if (c->kind == IR_SELECT && c->b != IR_NONE && f->ops.items[c->b].kind == IR_COMPARE) c = &f->ops.items[c->b];
         else if (c->kind == IR_SELECT && c->a != IR_NONE && f->ops.items[c->a].kind == IR_COMPARE) c = &f->ops.items[c->a];
@@ -203,18 +249,8 @@ static bool rule__rare_path(const IrFunc *f, uint32_t op)
             const IrOp *lhs = c->a != IR_NONE ? &f->ops.items[c->a] : NULL;
             if (!(lhs && lhs->kind == IR_BINOP && lhs->aux == BIN_MOD)) return true;
         }
-        if (c->kind == IR_LOAD && c->var != IR_NONE) {
-            /* a flag assigned in an except handler */
-            uint32_t depth_try = 0;
-            bool in_handler = false;
-            for (uint32_t i = 0; i < f->ops.len; i++) {
-                const IrOp *o = &f->ops.items[i];
-                if (o->kind == IR_TRY) depth_try++;
-                else if (o->kind == IR_EXCEPT) in_handler = true;
-                else if (o->kind == IR_END_TRY) { if (depth_try) depth_try--; in_handler = false; }
-                else if (o->kind == IR_STORE && o->var == c->var && in_handler) return true;
-            }
-        }
+        /* a flag assigned in an except handler */
+        if (c->kind == IR_LOAD && c->var != IR_NONE && c->var < f->vars.len && rr->stored_in_handler[c->var]) return true;
     }
     return false;
 }
@@ -223,7 +259,7 @@ bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop
 {
     *loop = IR_NONE;
     if (!c->fx->funcs[f->index].reached[op]) return false;
-    if (rule__rare_path(f, op)) return false;
+    if (rule__rare_path(c, f, op)) return false;
     uint32_t l = ir_op_loop(f, op);
     for (uint32_t k = l; k != IR_NONE; k = f->loops.items[k].parent)
         if (f->loops.items[k].kind == LOOP_STEP) {
@@ -518,7 +554,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     df_analyse(&m, &fx);
     engine__project_facts(&m, &fx, out);
     gl_ctx_stage("rules");
-    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0, &scratch, NULL, NULL, false, lang == LANG_CXX};
+    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0, &scratch, NULL, NULL, false, lang == LANG_CXX, NULL};
     for (int i = 0; i < RULE_COUNT; i++) {
         if (!o->rules.on[i] || i == RULE_GL901) continue;
         c.rule = (RuleId)i;

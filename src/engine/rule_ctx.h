@@ -19,6 +19,7 @@ typedef struct RuleCtx {
     const char *torch_name;  /* rule_torch_name's answer, once asked */
     bool torch_name_known;
     bool cxx;                /* the file is C++ (LibTorch): findings name C++ constructs, fixes are C++ */
+    struct RuleRegions **regions; /* [func]: if/try nesting of every op (rule_runs_per_step), built on first use */
 } RuleCtx;
 
 #define RULE(id, code, name, sev, summary) void rule_##id(RuleCtx *c);

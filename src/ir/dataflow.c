@@ -1793,27 +1793,27 @@ static bool df__in_module_method(const IrModule *m, const IrFunc *f)
 /* A backward after the loop, in the same iteration of the enclosing loop (or in the function when
  * the loop is outermost): the loop builds one step's graph (the classic char-rnn train() that
  * accumulates the loss over time steps and calls backward once). */
-static bool df__backward_after(const IrFunc *f, const FuncFacts *ff, const IrLoop *l)
+static bool df__backward_after(const IrFunc *f, const uint32_t *next_bw, const IrLoop *l)
 {
     uint32_t end = l->parent != IR_NONE ? f->loops.items[l->parent].end : f->ops.len;
-    for (uint32_t op = l->end + 1; op < end; op++)
-        if (ff->reached[op] && df_is_backward_call(f, op)) return true;
-    return false;
+    /* next_bw[op]: the first reached backward at or after op (one scan per function, not per loop) */
+    return l->end + 1 < f->ops.len && next_bw[l->end + 1] < end;
 }
 
 /* A loop over batches from the host: its iterable is a DataLoader, or what it yields (unpacked,
  * indexed) is moved to a device inside the loop (`x, y = x.to(device), y.to(device)`). Such a loop
  * runs once per batch however it is nested, so it is never one step's bounded sequence. Iterating
  * a tensor, its pieces (`xb.chunk(4)`), a range or modules is not a batch loop, whatever is moved. */
-static bool df__batch_loop(const IrFunc *f, const FuncFacts *ff, const IrLoop *l)
+static bool df__batch_loop(const IrFunc *f, const FuncFacts *ff, const IrLoop *l, uint8_t *elem, uint8_t *part)
 {
     if (l->iter == IR_NONE) return false;
     const AVal *it = &ff->val[l->iter];
     if (it->kind == VK_LOADER) return true;
     if (it->kind != VK_UNKNOWN || (it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT))) return false;
     uint32_t nv = f->vars.len;
-    uint8_t *elem = gl_calloc(nv ? nv : 1, 1); /* variables holding the element or a part of it */
-    uint8_t *part = gl_calloc(f->ops.len ? f->ops.len : 1, 1); /* ops whose value is such a part */
+    /* elem: variables holding the element or a part of it; part: ops whose value is such a part.
+     * Zeroed scratch of the caller's (one per function: a calloc per loop was O(loops x ops)),
+     * handed back zeroed: only the body's ops and stores are set. */
     bool moved = false;
     /* two passes: `for batch in loader: x = batch[0]` stores after the element's own store */
     for (int pass = 0; pass < 2 && !moved; pass++) {
@@ -1846,8 +1846,10 @@ static bool df__batch_loop(const IrFunc *f, const FuncFacts *ff, const IrLoop *l
             }
         }
     }
-    gl_free(elem);
-    gl_free(part);
+    for (uint32_t op = l->op + 1; op < l->end && op < f->ops.len; op++) {
+        part[op] = 0;
+        if (f->ops.items[op].kind == IR_STORE && f->ops.items[op].var < nv) elem[f->ops.items[op].var] = 0;
+    }
     return moved;
 }
 
@@ -2043,14 +2045,19 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         }
     }
     uint8_t *by_batches = gl_calloc(f->loops.len ? f->loops.len : 1, 1); /* STEP only as a batch loop */
+    uint8_t *elem = gl_calloc(f->vars.len + 1, 1), *part = gl_calloc(f->ops.len + 1, 1); /* df__batch_loop's */
+    uint32_t *next_bw = gl_malloc(sizeof *next_bw * (f->ops.len + 1)); /* df__backward_after's */
+    next_bw[f->ops.len] = IR_NONE;
+    for (uint32_t op = f->ops.len; op-- > 0;)
+        next_bw[op] = ff->reached[op] && df_is_backward_call(f, op) ? op : next_bw[op + 1];
     for (uint32_t li = 0; li < f->loops.len; li++) {
         IrLoop *l = &f->loops.items[li];
         const AVal *it = l->iter != IR_NONE ? &ff->val[l->iter] : NULL;
         const IrLoop *parent = l->parent != IR_NONE ? &f->loops.items[l->parent] : NULL;
         /* a loop over batches that calls a model (or iterates a DataLoader) */
-        bool batches = (l->has_model_call || (it && it->kind == VK_LOADER)) && df__batch_loop(f, ff, l);
+        bool batches = (l->has_model_call || (it && it->kind == VK_LOADER)) && df__batch_loop(f, ff, l, elem, part);
         bool seq_iter = it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)));
-        l->backward_after = df__backward_after(f, ff, l);
+        l->backward_after = df__backward_after(f, next_bw, l);
         /* In a Module, forward and what it calls loop over one input's time steps or layers. Other
          * methods (a model's own fit_epoch, evaluate or generate) are classified by what they do,
          * except that a loop over the input's steps (`range(x.size(1))`) stays a sequence. */
@@ -2078,6 +2085,7 @@ static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         if (p->kind == LOOP_UNKNOWN || (p->kind == LOOP_STEP && by_batches[l->parent])) p->kind = LOOP_EPOCH;
     }
     gl_free(by_batches);
+    gl_free(elem), gl_free(part), gl_free(next_bw);
 }
 
 uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool growth_only)

@@ -69,10 +69,24 @@ bool ir_loop_contains(const IrFunc *f, uint32_t loop, uint32_t op)
 
 uint32_t ir_op_loop(const IrFunc *f, uint32_t op)
 {
-    uint32_t best = IR_NONE;
-    for (uint32_t i = 0; i < f->loops.len; i++)
-        if (ir_loop_contains(f, i, op)) best = i; /* loops are numbered in source order: last = innermost */
-    return best;
+    /* Loops are numbered in source order (their LOOP ops ascend: both front ends emit the op as they
+     * number the loop) and nest, so the innermost loop holding op is the last one that starts before
+     * it or one of that loop's ancestors: O(log loops + depth), not O(loops) per op (a module of
+     * 20,000 loops asked this for every op). */
+    uint32_t lo = 0, hi = f->loops.len;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (f->loops.items[mid].op < op) lo = mid + 1;
+        else hi = mid;
+    }
+    uint32_t l = lo ? lo - 1 : IR_NONE;
+    for (uint32_t guard = 0; l != IR_NONE && guard <= f->loops.len; guard++) {
+        if (ir_loop_contains(f, l, op)) return l;
+        uint32_t up = f->loops.items[l].parent;
+        if (NEVER(up != IR_NONE && up >= l)) break; /* a parent is numbered before its children */
+        l = up;
+    }
+    return IR_NONE;
 }
 
 const char *ir_span_text(const IrModule *m, Span s, Arena *arena)

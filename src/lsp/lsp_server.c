@@ -405,6 +405,14 @@ static void n_did_change_watched(LspServer *s, json_t *params)
     }
 }
 
+/* Settings come from pyproject.toml / gradleak.toml, never from the client: whatever `settings` holds
+ * (VS Code and Helix send null, Neovim and eglot {}), nothing changes. Also for a cancelled
+ * progress: the server starts none. Both are accepted quietly instead of logged as unknown. */
+static void n_ignored(LspServer *s, json_t *params)
+{
+    GL_UNUSED(s), GL_UNUSED(params);
+}
+
 static json_t *h_diagnostic(LspServer *s, json_t *params, RpcError *e)
 {
     const char *uri;
@@ -449,6 +457,8 @@ static const struct {
     {"textDocument/didSave", n_did_save},
     {"textDocument/didClose", n_did_close},
     {"workspace/didChangeWatchedFiles", n_did_change_watched},
+    {"workspace/didChangeConfiguration", n_ignored},
+    {"window/workDoneProgress/cancel", n_ignored},
 };
 
 static void lsp__handle_request(LspServer *s, json_t *id, const char *method, json_t *params)
@@ -516,6 +526,9 @@ static void lsp__handle(LspServer *s, const char *body, size_t len)
     json_t *params = json_object_get(msg, "params");
     json_t *ver = json_object_get(msg, "jsonrpc");
     bool id_ok = id && (json_is_string(id) || json_is_integer(id));
+    /* "params": null is what clients send for methods without params (Helix and older eglot for
+     * shutdown and exit, serialising "nothing"): the same as no params, for every method */
+    if (json_is_null(params)) params = NULL;
     if (!method && id && (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
         /* a response to one of our requests (registerCapability, refresh): nothing to do */
         json_decref(msg);

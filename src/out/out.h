@@ -31,8 +31,9 @@ typedef struct OutOptions {
                           * ignored by sarif and github, whose consumers expect their document */
     bool unsafe_fixes;   /* unsafe fixes count as applicable (--unsafe-fixes) in the fix summary */
     uint32_t fixed;      /* findings already fixed by --fix this run: "Found 3 errors (2 fixed, 1 remaining)." */
-    uint32_t not_analysed; /* files of the run that were not analysed (C++: no libclang, unreadable...):
-                            * full/concise never say "All checks passed!" then */
+    uint32_t not_analysed; /* paths and files given or walked but not linted (skipped, unreadable,
+                            * vanished, no C++ front end): the summary counts them, and never says
+                            * "All checks passed!" while there are any */
     const char *srcroot; /* SARIF %SRCROOT% (absolute or relative to the cwd); NULL = the cwd */
     /* SARIF only, may be NULL: sarif_props[file][diag] is a JSON object (or NULL) whose members are
      * added to that result's properties (validate's evidence). */

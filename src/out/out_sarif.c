@@ -276,13 +276,19 @@ void out_sarif_file(OutStream *s, const OutFile *f)
     const OutOptions *o = s->o;
     const char *const *props = o->sarif_props ? o->sarif_props[s->files] : NULL;
     json_t *artifact = sarif__artifact(s->root, f->path);
-    uint64_t *seen = gl_malloc(sizeof *seen * (f->n_diags ? f->n_diags : 1));
+    /* occurrences of each line hash so far: an open-addressing table (a scan of the earlier hashes
+     * made a file with 40,000 findings cost O(n^2)) */
+    uint32_t cap = 16;
+    while (cap < 2 * f->n_diags) cap *= 2;
+    uint64_t *keys = gl_calloc(cap, sizeof *keys);
+    uint32_t *counts = gl_calloc(cap, sizeof *counts); /* 0: an empty slot */
     for (uint32_t j = 0; j < f->n_diags; j++) {
         const Diag *d = &f->diags[j];
         uint64_t h = sarif__line_hash(f, d, out_rule(d->rule)->code);
-        uint32_t occurrence = 1;
-        for (uint32_t k = 0; k < j; k++) occurrence += seen[k] == h;
-        seen[j] = h;
+        uint32_t slot = (uint32_t)(h ^ (h >> 32)) & (cap - 1);
+        while (counts[slot] && keys[slot] != h) slot = (slot + 1) & (cap - 1);
+        keys[slot] = h;
+        uint32_t occurrence = ++counts[slot];
         json_t *res = sarif__result(f, d, artifact, h, occurrence, props ? props[j] : NULL);
         char *dump = json_dumps(res, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(res);
@@ -290,7 +296,8 @@ void out_sarif_file(OutStream *s, const OutFile *f)
         else s->failed = true;
         free(dump); /* jansson's own allocation */
     }
-    gl_free(seen);
+    gl_free(keys);
+    gl_free(counts);
     json_decref(artifact);
 }
 

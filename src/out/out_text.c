@@ -362,20 +362,25 @@ static void text__header(FILE *fp, const TextStyle *st, const OutFile *f, const 
     fputc('\n', fp);
 }
 
+static void text__not_analysed(FILE *fp, const OutOptions *o)
+{
+    if (o->not_analysed)
+        fprintf(fp, "%u file%s not analysed (see the messages above).\n", o->not_analysed, o->not_analysed == 1 ? " was" : "s were");
+}
+
 static void text__summary(FILE *fp, const TextStyle *st, OutCounts c, const OutOptions *o)
 {
     if (c.total == 0 && o->fixed == 0) {
-        if (o->not_analysed)
-            fprintf(fp, "No findings in the files analysed; %u file%s not analysed (see the warnings above).\n",
-                    o->not_analysed, o->not_analysed == 1 ? "" : "s");
+        /* a skipped file was not checked: passing it would be a claim nothing supports */
+        if (o->not_analysed) fputs("No findings in the files analysed.\n", fp);
         else fprintf(fp, "%sAll checks passed!%s\n", st->ok, st->reset);
+        text__not_analysed(fp, o);
         return;
     }
     uint32_t all = c.total + o->fixed;
     if (o->fixed) fprintf(fp, "Found %u error%s (%u fixed, %u remaining).\n", all, all == 1 ? "" : "s", o->fixed, c.total);
     else fprintf(fp, "Found %u error%s.\n", all, all == 1 ? "" : "s");
-    if (o->not_analysed)
-        fprintf(fp, "%u file%s not analysed (see the warnings above).\n", o->not_analysed, o->not_analysed == 1 ? "" : "s");
+    text__not_analysed(fp, o);
     if (!o->show_fix_hints) return;
     if (c.fixable) {
         fprintf(fp, "%s[*]%s %u fixable with the `--fix` option", st->help, st->reset, c.fixable);

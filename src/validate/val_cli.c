@@ -3,9 +3,11 @@
  * val_output.c's and the HTML report val_report.c's. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -37,8 +39,9 @@ const char *const val_usage_text =
     "nearest loop, in any file of the run, whose iteration reaches the function through calls;\n"
     "with no such loop (a framework calls it), at each call of the function. This RUNS YOUR CODE,\n"
     "in a sandbox: its own process group and PID namespace, no network, a scrubbed environment, a\n"
-    "temporary copy of the project, CPU, file-size and memory limits, and a wall-clock kill of\n"
-    "everything it started.\n"
+    "temporary copy of the project as the only writable folder (bubblewrap: the rest of the\n"
+    "filesystem read-only, a private /tmp, home folders hidden), CPU, file-size and memory limits,\n"
+    "and a wall-clock kill of everything it started.\n"
     "\n"
     "Options:\n"
     "  --cmd \"COMMAND\"       Run this instead of `python FILE` for each flagged file, e.g.\n"
@@ -59,6 +62,8 @@ const char *const val_usage_text =
     "  --report FILE.html    Write a self-contained page with the memory curves, leaky vs fixed\n"
     "  --env NAME            Pass this environment variable through (repeatable; nothing else is\n"
     "                        passed but PATH, locale, LD_LIBRARY_PATH, CUDA and virtualenv settings)\n"
+    "  --allow-read DIR      Let the program read DIR although it lies in a hidden home folder\n"
+    "                        (a dataset, a model checkpoint; repeatable; never writable)\n"
     "  --plan                Print what would run (each program, where each finding is sampled,\n"
     "                        the call path, the fixes) and run nothing\n"
     "  --keep-temp           Keep the working copies and results (their folder is printed)\n"
@@ -70,6 +75,29 @@ const char *const val_usage_text =
     "not reproduced (flat), inconclusive: <why> (never reached, driven by a framework without\n"
     "--cmd, crashed, timed out, no torch...).\n"
     "Exit status: 0, 1 per --fail-on, 2 usage or internal error.\n";
+
+/* Removes the working folders of earlier validate runs that were killed (SIGKILL, a lost CI job)
+ * before they could clean up: gradleak-validate-PID.XXXXXX of ours whose PID is gone. A folder
+ * holds copies of the project (up to 512 MiB each). A reused PID only keeps a folder longer. */
+static void cli__sweep_stale(const char *tmproot)
+{
+    DIR *d = opendir(tmproot);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (strncmp(n, "gradleak-validate-", 18)) continue;
+        char *end = NULL;
+        long pid = strtol(n + 18, &end, 10);
+        if (end == n + 18 || *end != '.' || strlen(end) != 7 || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to ask */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", tmproot, n);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
+        val_remove_tree(path);
+    }
+    if (d) closedir(d);
+}
 
 static void cli__die_usage(const char *msg, const char *arg)
 {
@@ -503,6 +531,15 @@ static int cli__parse(Cli *c, int argc, char **argv, PathList *paths)
         } else if ((t = TAKE("--env"))) {
             if (t < 0) return -1;
             array_push(&c->keep_env, val);
+        } else if ((t = TAKE("--allow-read"))) {
+            if (t < 0) return -1;
+            char *real = realpath(val, NULL);
+            if (!real) {
+                fprintf(stderr, "gradleak: error: --allow-read: cannot use '%s': %s\n", val, strerror(errno));
+                return -1;
+            }
+            array_push(&c->allow_read, arena_strdup(&c->arena, real));
+            free(real);
         } else if (!strcmp(a, "--plan")) {
             c->plan = true;
         } else if (!strcmp(a, "--keep-temp")) {
@@ -836,6 +873,7 @@ int val_main(int argc, char **argv, const ValHost *host)
     memset(&c, 0, sizeof c);
     arena_init(&c.arena);
     array_init(&c.keep_env);
+    array_init(&c.allow_read);
     array_init(&c.gpus);
     array_init(&c.groups);
     array_init(&c.findings);
@@ -862,6 +900,8 @@ int val_main(int argc, char **argv, const ValHost *host)
         rc = EXIT_ERROR;
         goto done;
     }
+    array_push(&c.allow_read, c.harness);
+    array_push(&c.allow_read, NULL); /* the sandbox reads it as a NULL-terminated list */
     if (!paths.len) array_push(&paths, ".");
     char **names = NULL;
     int nfiles = host->walk(paths.items, (int)paths.len, &names);
@@ -906,7 +946,8 @@ int val_main(int argc, char **argv, const ValHost *host)
         const char *tmproot = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
         StrBuf t;
         sb_init(&t);
-        sb_printf(&t, "%s/gradleak-validate-XXXXXX", tmproot);
+        cli__sweep_stale(tmproot);
+        sb_printf(&t, "%s/gradleak-validate-%ld.XXXXXX", tmproot, (long)getpid());
         if (!mkdtemp(t.data)) {
             fprintf(stderr, "gradleak: error: cannot create a temporary folder in %s: %s\n", tmproot, strerror(errno));
             sb_free(&t);
@@ -991,6 +1032,7 @@ done:
     array_free(&c.groups);
     array_free(&c.findings);
     array_free(&c.keep_env);
+    array_free(&c.allow_read);
     array_free(&c.gpus);
     val_graph_free(c.graph);
     array_free(&paths);

@@ -25,6 +25,7 @@ typedef struct Cli {
     OutFormat fmt;
     const char *report;
     Array(const char *) keep_env;
+    Array(const char *) allow_read; /* --allow-read, then the harness; NULL-terminated when run */
     bool keep_temp, no_history, color, tty, plan;
     char *harness;          /* gl_free */
     char *tmp;              /* session temp folder, gl_free */

@@ -207,6 +207,11 @@ static void exec__run_variant(Cli *c, ValGroup *g, uint32_t gi, ValVariant v, co
     so.envp = env;
     so.cwd = work;
     so.timeout_s = c->timeout;
+    /* writable: this run's folder (copy, HOME, TMPDIR, results); readable too: --allow-read, the harness */
+    const char *rw[2] = {dir, NULL};
+    so.rw_paths = rw;
+    so.ro_paths = c->allow_read.items;
+    so.gpu = c->cuda;
     PollCtx pc;
     memset(&pc, 0, sizeof pc);
     pc.c = c, pc.g = g, pc.r = r, pc.results = results, pc.variant = vname;

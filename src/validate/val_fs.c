@@ -41,10 +41,17 @@ static char *fs__err(const char *what, const char *path, int e)
 
 static int fs__copy_file(const char *from, const char *to, mode_t mode, uint64_t *budget, char **why)
 {
-    int in = open(from, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a file replaced by a FIFO since the lstat is skipped, not waited on */
+    int in = open(from, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (in < 0) {
+        if (errno == ENOENT) return 0; /* vanished since the lstat */
         *why = fs__err("cannot read", from, errno);
         return -1;
+    }
+    struct stat st;
+    if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(in);
+        return 0;
     }
     int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode & 0777) | 0600);
     if (out < 0) {

@@ -4,7 +4,9 @@
  *   gradleak ── A (setsid: leader of a new session and process group; unshare(PID|NET))
  *                └─ B (pid 1 of the new PID namespace: reaps, and its exit tears the namespace down)
  *                    └─ C (the program: rlimits, /dev/null stdin, pipes for stdout/stderr, execve)
- * Without a PID namespace B is the program itself. Every process is killed with its parent
+ * Without a PID namespace B is the program itself. With bubblewrap (val_bwrap.c: the mount, PID,
+ * network and user namespaces) A asks for none itself and B execs bwrap, whose child is pid 1 of the
+ * new namespace and starts the program. Every process is killed with its parent
  * (PR_SET_PDEATHSIG), and at the end everything left in the process group and in the pids cgroup
  * is SIGKILLed, so a `setsid` grandchild cannot survive even where namespaces are unavailable
  * (the cgroup catches it, and gradleak is the subreaper of every orphan, which it kills at the end). */
@@ -24,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/strbuf.h"
+#include "validate/val_bwrap.h"
 #include "validate/val_sandbox.h"
 
 #define SB_TAIL 8192
@@ -129,6 +132,41 @@ static void sb__cgroup_sweep(const char *dir)
     }
 }
 
+/* The parent pid of pid from /proc/PID/stat, or -1. */
+static long sb__ppid_of(const char *pid)
+{
+    char p[300], buf[512];
+    snprintf(p, sizeof p, "/proc/%s/stat", pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    /* "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')' */
+    char *rp = strrchr(buf, ')');
+    long ppid = 0;
+    char st = 0;
+    if (!rp || sscanf(rp + 1, " %c %ld", &st, &ppid) != 2) return -1;
+    return ppid;
+}
+
+/* The lowest-numbered child of parent, or 0 (bwrap -> its pid 1 -> the program). */
+static pid_t sb__child_of(pid_t parent)
+{
+    pid_t best = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        if (sb__ppid_of(e->d_name) != (long)parent) continue;
+        pid_t p = (pid_t)atol(e->d_name);
+        if (!best || p < best) best = p;
+    }
+    if (d) closedir(d);
+    return best;
+}
+
 /* SIGKILLs and reaps every child of this process that is not `except` (0: none), repeatedly, until
  * none is left (at most ~2 s). With PR_SET_CHILD_SUBREAPER set, orphans of the run (a `setsid` daemon
  * whose parent exited) become our children, so this catches them even without namespaces or cgroup. */
@@ -141,19 +179,7 @@ static void sb__kill_adopted(void)
         struct dirent *e;
         while (d && (e = readdir(d))) {
             if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-            char p[300], buf[512];
-            snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
-            int fd = open(p, O_RDONLY | O_CLOEXEC);
-            if (fd < 0) continue;
-            ssize_t n = read(fd, buf, sizeof buf - 1);
-            close(fd);
-            if (n <= 0) continue;
-            buf[n] = 0;
-            /* "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')' */
-            char *rp = strrchr(buf, ')');
-            long ppid = 0;
-            char st = 0;
-            if (!rp || sscanf(rp + 1, " %c %ld", &st, &ppid) != 2 || ppid != (long)self) continue;
+            if (sb__ppid_of(e->d_name) != (long)self) continue;
             found++;
             kill((pid_t)atol(e->d_name), SIGKILL);
         }
@@ -180,8 +206,8 @@ static void sb__close_from(int lo, int keep)
 }
 
 /* C: becomes the program. Never returns. */
-static void sb__exec_program(const ValSandboxOpts *o, const struct rlimit lim[4], int out_w, int err_w, int info_w,
-                             bool pidns)
+static void sb__exec_program(const ValSandboxOpts *o, char *const *argv, const struct rlimit lim[4], int out_w,
+                             int err_w, int info_w, bool pidns)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     char self[32];
@@ -215,7 +241,7 @@ static void sb__exec_program(const ValSandboxOpts *o, const struct rlimit lim[4]
     sb__close_from(3, info_w); /* info_w is O_CLOEXEC: it closes at exec, or reports the failure */
     signal(SIGPIPE, SIG_DFL);
     environ = (char **)o->envp;
-    execvp(o->argv[0], o->argv);
+    execvp(argv[0], argv);
     sb__send(info_w, 'E', errno);
     _exit(127);
 }
@@ -241,8 +267,8 @@ static void sb__wait_and_mirror(pid_t pid, int info_w, bool reap_all)
 }
 
 /* A: session leader; asks for namespaces, then starts B. Never returns. */
-static void sb__child_a(const ValSandboxOpts *o, const struct rlimit lim[4], int out_w, int err_w, int info_w,
-                        int cg_fd, pid_t parent)
+static void sb__child_a(const ValSandboxOpts *o, char *const *bargv, const struct rlimit lim[4], int out_w,
+                        int err_w, int info_w, int cg_fd, pid_t parent)
 {
     setsid();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -254,7 +280,10 @@ static void sb__child_a(const ValSandboxOpts *o, const struct rlimit lim[4], int
         close(cg_fd);
     }
     unsigned iso = 0;
-    if (!o->no_namespaces) {
+    if (bargv) {
+        /* bubblewrap makes the namespaces (a user namespace where it can, as root too) */
+        iso = VAL_ISO_PIDNS | VAL_ISO_NETNS | VAL_ISO_FS | (getuid() ? VAL_ISO_USERNS : 0);
+    } else if (!o->no_namespaces) {
         uid_t uid = getuid();
         gid_t gid = getgid();
         if (unshare(CLONE_NEWPID | CLONE_NEWNET) == 0) {
@@ -275,12 +304,13 @@ static void sb__child_a(const ValSandboxOpts *o, const struct rlimit lim[4], int
     pid_t b = fork();
     if (b < 0) _exit(126);
     if (b == 0) {
-        if (!(iso & VAL_ISO_PIDNS)) sb__exec_program(o, lim, out_w, err_w, info_w, false);
+        if (bargv) sb__exec_program(o, bargv, lim, out_w, err_w, info_w, false);
+        if (!(iso & VAL_ISO_PIDNS)) sb__exec_program(o, o->argv, lim, out_w, err_w, info_w, false);
         /* B: pid 1 of the namespace. When it exits, the kernel kills everything left inside. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         pid_t c = fork();
         if (c < 0) _exit(126);
-        if (c == 0) sb__exec_program(o, lim, out_w, err_w, info_w, true);
+        if (c == 0) sb__exec_program(o, o->argv, lim, out_w, err_w, info_w, true);
         close(out_w);
         close(err_w);
         sb__wait_and_mirror(c, info_w, true);
@@ -291,6 +321,57 @@ static void sb__child_a(const ValSandboxOpts *o, const struct rlimit lim[4], int
 }
 
 /* ---- the parent ---- */
+
+/* Runs `bwrap OPTIONS -- true` with the run's own mount plan: true when bubblewrap can make it here
+ * (user namespaces allowed, every path bindable). Otherwise *why gets bwrap's first stderr line. */
+static bool sb__bwrap_probe(char *const *pargv, char *const *envp, char **why)
+{
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) != 0) {
+        *why = gl_strdup(strerror(errno));
+        return false;
+    }
+    pid_t p = fork();
+    if (p < 0) {
+        close(ep[0]), close(ep[1]);
+        *why = gl_strdup(strerror(errno));
+        return false;
+    }
+    if (p == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) dup2(devnull, 0), dup2(devnull, 1);
+        dup2(ep[1], 2);
+        execve(pargv[0], pargv, envp);
+        _exit(127);
+    }
+    close(ep[1]);
+    char buf[1024];
+    size_t got = 0;
+    double t0 = sb__now();
+    struct pollfd pf = {ep[0], POLLIN, 0};
+    while (sb__now() - t0 < 10) {
+        if (poll(&pf, 1, 100) <= 0) continue;
+        ssize_t n = read(ep[0], buf + got, sizeof buf - 1 - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+        if (got >= sizeof buf - 1) break;
+    }
+    close(ep[0]);
+    int st = 0;
+    if (waitpid(p, &st, WNOHANG) == 0) {
+        kill(p, SIGKILL);
+        waitpid(p, &st, 0);
+    }
+    buf[got] = 0;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return true;
+    buf[strcspn(buf, "\n")] = 0;
+    StrBuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, buf[0] ? buf : WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "cannot be executed" : "failed");
+    *why = sb_take(&sb);
+    return false;
+}
 
 static void sb__tail_append(StrBuf *t, const char *buf, size_t n)
 {
@@ -358,6 +439,34 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
         }
     }
 
+    /* the filesystem view: bubblewrap when it is here and works, else a note says what is exposed */
+    char **bargv = NULL;
+    char *fs_note = NULL;
+    if (!o->no_namespaces && !o->no_fs_isolation) {
+        char *bw = val_bwrap_find();
+        if (!bw) {
+            fs_note = gl_strdup("no filesystem isolation: bubblewrap (bwrap) is not installed, so the program can "
+                                "write and read wherever you can (apt-get install bubblewrap)");
+        } else {
+            char true_cmd[] = "true";
+            char *const probe_cmd[] = {true_cmd, NULL};
+            char **pargv = val_bwrap_argv(o, bw, probe_cmd);
+            char *pwhy = NULL;
+            if (sb__bwrap_probe(pargv, o->envp, &pwhy)) {
+                bargv = val_bwrap_argv(o, bw, o->argv);
+            } else {
+                StrBuf sb;
+                sb_init(&sb);
+                sb_printf(&sb, "no filesystem isolation: bwrap cannot make its namespaces here (%s; user namespaces "
+                               "disabled?), so the program can write and read wherever you can", pwhy);
+                fs_note = sb_take(&sb);
+            }
+            gl_free(pwhy);
+            val_bwrap_free(pargv);
+            gl_free(bw);
+        }
+    }
+
     double t0 = sb__now();
     pid_t parent = getpid();
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* orphans of the run come back to us (see sb__kill_adopted) */
@@ -367,6 +476,8 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
         close(out_p[0]), close(out_p[1]), close(err_p[0]), close(err_p[1]), close(info_p[0]), close(info_p[1]);
         if (cg_fd >= 0) close(cg_fd);
         if (have_cg) rmdir(cgdir);
+        val_bwrap_free(bargv);
+        gl_free(fs_note);
         StrBuf sb;
         sb_init(&sb);
         sb_printf(&sb, "fork failed: %s", strerror(e));
@@ -375,8 +486,9 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     }
     if (a == 0) {
         close(out_p[0]), close(err_p[0]), close(info_p[0]);
-        sb__child_a(o, lim, out_p[1], err_p[1], info_p[1], cg_fd, parent);
+        sb__child_a(o, bargv, lim, out_p[1], err_p[1], info_p[1], cg_fd, parent);
     }
+    val_bwrap_free(bargv);
     close(out_p[1]), close(err_p[1]), close(info_p[1]);
     if (cg_fd >= 0) close(cg_fd);
 
@@ -386,7 +498,8 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     sb_append(&out, "", 0);
     sb_append(&err, "", 0);
     int exec_errno = 0, iso = -2, sig = 0, status = 0, mount_errno = 0;
-    bool a_done = false, cg_ok = have_cg;
+    bool a_done = false, cg_ok = have_cg, via_bwrap = bargv != NULL;
+    pid_t launcher = 0; /* with bwrap: bwrap's pid; the program is its grandchild */
     double kill_at = 0; /* when SIGKILL follows the SIGTERM */
     struct pollfd pf[3] = {{out_p[0], POLLIN, 0}, {err_p[0], POLLIN, 0}, {info_p[0], POLLIN, 0}};
     for (;;) {
@@ -416,6 +529,7 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
                 memcpy(&m, buf, sizeof m);
                 if (m.tag == 'I' && m.val >= 0) iso = m.val;
                 else if (m.tag == 'I') cg_ok = false;
+                else if (m.tag == 'P' && via_bwrap) launcher = (pid_t)m.val;
                 else if (m.tag == 'P') r->pid = (pid_t)m.val;
                 else if (m.tag == 'S') sig = m.val;
                 else if (m.tag == 'E') exec_errno = m.val;
@@ -425,6 +539,10 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
         if (!a_done) {
             pid_t w = waitpid(a, &status, WNOHANG);
             if (w == a) a_done = true;
+        }
+        if (via_bwrap && launcher && !r->pid) {
+            pid_t init = sb__child_of(launcher);
+            if (init) r->pid = sb__child_of(init);
         }
         double el = sb__now() - t0;
         /* the program is over when A is: daemons it left may still hold the pipes open */
@@ -461,6 +579,7 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     for (int i = 0; i < 3; i++)
         if (pf[i].fd >= 0) close(pf[i].fd);
     r->wall_s = sb__now() - t0;
+    if (!r->pid) r->pid = launcher;
 
     if (WIFEXITED(status)) r->exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) r->exit_code = 128 + WTERMSIG(status), sig = sig ? sig : WTERMSIG(status);
@@ -470,6 +589,18 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     if (!root) r->isolation |= VAL_ISO_NPROC;
     sb__tail_finish(&out);
     sb__tail_finish(&err);
+    /* bwrap reports a program it cannot start on stderr, with exit status 1 */
+    if (via_bwrap && r->exit_code == 1 && !strncmp(err.data, "bwrap: execvp ", 14)) {
+        const char *reason = strstr(err.data + 14, ": ");
+        StrBuf e2;
+        sb_init(&e2);
+        sb_printf(&e2, "gradleak: cannot run '%s': ", o->argv[0]);
+        if (reason) sb_append(&e2, reason + 2, strcspn(reason + 2, "\n"));
+        sb_puts(&e2, "\n");
+        sb_free(&err);
+        err = e2;
+        r->exit_code = 127;
+    }
     if (exec_errno) {
         sb_printf(&err, "gradleak: cannot run '%s': %s\n", o->argv[0], strerror(exec_errno));
         r->exit_code = 127;
@@ -479,6 +610,8 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
 
     StrBuf note;
     sb_init(&note);
+    if (fs_note) sb_printf(&note, "%s; ", fs_note);
+    gl_free(fs_note);
     if (o->no_namespaces) sb_puts(&note, "namespaces disabled; ");
     else if (!(r->isolation & VAL_ISO_PIDNS))
         sb_puts(&note, "no PID namespace (unshare refused): leftovers are killed by process group and cgroup; ");

@@ -1,6 +1,8 @@
-/* Running user code for `gradleak validate`: its own session and process group, PID and network
- * namespaces where the kernel allows them, a pids cgroup where one can be made, rlimits, a scrubbed
- * environment (built by the caller), captured output, and a wall-clock kill of everything it started. */
+/* Running user code for `gradleak validate`: its own session and process group, a mount namespace
+ * (bubblewrap: read-only filesystem but for its own folders, private /tmp, home folders hidden), PID
+ * and network namespaces where the kernel allows them, a pids cgroup where one can be made, rlimits,
+ * a scrubbed environment (built by the caller), captured output, and a wall-clock kill of everything
+ * it started. */
 #ifndef GL_VAL_SANDBOX_H
 #define GL_VAL_SANDBOX_H
 
@@ -13,6 +15,7 @@
 #define VAL_ISO_USERNS 0x04 /* the namespaces came through a user namespace (unprivileged) */
 #define VAL_ISO_CGROUP 0x08 /* pids cgroup: fork bombs hit pids.max; leftovers are killed from it */
 #define VAL_ISO_NPROC 0x10  /* RLIMIT_NPROC applies (not for root, whom the kernel exempts) */
+#define VAL_ISO_FS 0x20     /* mount namespace (bubblewrap): read-only but for rw_paths, private /tmp, homes hidden */
 
 /* Called about every 100 ms while the program runs, with the host pid of the program (0 until it
  * is known) and the seconds since the start. Returning true stops the run (memory cap). */
@@ -28,6 +31,11 @@ typedef struct ValSandboxOpts {
     uint32_t max_procs;       /* pids.max / RLIMIT_NPROC; 0 = 512 */
     bool no_namespaces;       /* tests: exercise the fallbacks */
     bool no_cgroup;           /* tests: the fallback without a pids cgroup */
+    bool no_fs_isolation;     /* tests: the fallback without bubblewrap */
+    bool gpu;                 /* /dev/nvidia* are usable (bound into the private /dev) */
+    const char *const *rw_paths; /* NULL-terminated: what it may write (its copy, HOME, TMPDIR,
+                                  * results); NULL = cwd. Everything else is read-only. */
+    const char *const *ro_paths; /* NULL-terminated: readable even inside hidden home folders */
     ValPollFn poll;           /* may be NULL */
     void *poll_ctx;
 } ValSandboxOpts;

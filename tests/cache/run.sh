@@ -357,5 +357,44 @@ EOF
         ok cache-7.3 || fail cache-7.3 "back to the first helper: rc=$x_rc $(cat "$T/x.out") $(cat "$T/x.err")"
 fi
 
+# ---- a cache that is a symbolic link: never followed ----------------------------------------------
+# A repository can ship .gradleak_cache/cache.db (or its -wal file, or the folder) as a link to a
+# file of the user's: SQLite would write its tables into it or truncate it. The link is refused
+# with one warning, the run is --no-cache's, and the file it names is untouched.
+if want cache-8; then
+    mktree
+    reference
+    python3 -c "
+import sqlite3; c = sqlite3.connect('$T/victim.db'); c.execute('create table mine(x)'); c.execute('insert into mine values (42)'); c.commit()"
+    echo 'precious bytes' >"$T/victim.txt"
+    sum0=$(cat "$T/victim.db" "$T/victim.txt" | cksum)
+    i=0
+    for how in db-to-sqlite db-to-text wal-to-text shm-to-text dir-link; do
+        i=$((i + 1))
+        rm -rf "$T/tree/.gradleak_cache" "$T/elsewhere"
+        mkdir -p "$T/tree/.gradleak_cache"
+        case $how in
+            db-to-sqlite) ln -s "$T/victim.db" "$DB" ;;
+            db-to-text) ln -s "$T/victim.txt" "$DB" ;;
+            wal-to-text) ln -s "$T/victim.txt" "$DB-wal" ;;
+            shm-to-text) ln -s "$T/victim.txt" "$DB-shm" ;;
+            dir-link) rmdir "$T/tree/.gradleak_cache"; mkdir "$T/elsewhere"; ln -s "$T/elsewhere" "$T/tree/.gradleak_cache" ;;
+        esac
+        run -- -j 2
+        sum=$(cat "$T/victim.db" "$T/victim.txt" | cksum)
+        if ! same_as_reference "cache-8.$i-$how" 1; then continue; fi
+        if [[ $sum != "$sum0" ]]; then fail "cache-8.$i-$how" "the linked file changed"; continue; fi
+        if [[ $ERR != *"symbolic link"* ]]; then fail "cache-8.$i-$how" "no warning about the link: ${ERR:0:300}"; continue; fi
+        if [ "$how" = dir-link ] && [ -n "$(ls -A "$T/elsewhere")" ]; then fail "cache-8.$i-$how" "wrote into the linked folder: $(ls -A "$T/elsewhere")"; continue; fi
+        ok "cache-8.$i-$how"
+    done
+    rm -rf "$T/tree/.gradleak_cache" "$T/elsewhere"
+    # GRADLEAK_CACHE_DIR may name a link: the user chose it
+    mkdir -p "$T/elsewhere" && ln -s "$T/elsewhere" "$T/chosen"
+    run GRADLEAK_CACHE_DIR="$T/chosen" -- -j 2
+    same_as_reference cache-8.6-env-link && [ -f "$T/elsewhere/cache.db" ] && ok cache-8.6-env-link ||
+        fail cache-8.6-env-link "GRADLEAK_CACHE_DIR through a link was not used: ${ERR:0:300}"
+fi
+
 if [ "$nfail" -gt 0 ]; then exit 1; fi
 exit 0

@@ -458,6 +458,25 @@ static Lowered *lowered_new(const Doc *d, PyTree **t, PyParseStats *st)
     return l;
 }
 
+/* ir_op_loop (a binary search over the loops, then up the parents) against its definition: the
+ * last loop, in source order, whose body holds the op. Broken and reused code included. */
+static void expect_op_loop(const IrModule *m, uint32_t edit)
+{
+    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        for (uint32_t op = 0; op < f->ops.len; op++) {
+            uint32_t want = IR_NONE;
+            for (uint32_t l = 0; l < f->loops.len; l++)
+                if (ir_loop_contains(f, l, op)) want = l;
+            if (ir_op_loop(f, op) != want) {
+                print_message("edit %u: %s op %u: ir_op_loop %u, expected %u\n", edit, f->qualname ? f->qualname : "?",
+                              op, ir_op_loop(f, op), want);
+                fail();
+            }
+        }
+    }
+}
+
 static void lowered_free(Lowered *l)
 {
     ir_module_free(&l->m);
@@ -535,6 +554,8 @@ static void reuse_equals_fresh(void **state)
         Lowered *b = lowered_new(&d, &k.b, NULL);
         Lowered *f = lowered_new(&d, NULL, NULL);
         uint32_t errors = f->m.error_spans.len;
+        expect_op_loop(&a->m, i);
+        expect_op_loop(&f->m, i);
         reused += st.chunks_reused, lowered += st.chunks_lowered;
         expect_same("incremental parse: reused (left), all lowered (right)", i, &d, a, b);
         if (i % 3 == 0) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The sandbox `gradleak validate` runs user code in (src/validate/val_sandbox.c), through the
 # sandbox_run driver: a setsid grandchild is killed, a fork bomb is contained, network connects
-# fail, a 1 GiB write is stopped, secrets in the environment do not reach the child, and the whole
-# run ends within the limit + 2 s. Each case runs with the namespaces and, where they change the
+# fail, a 1 GiB write is stopped, secrets in the environment do not reach the child, the whole
+# run ends within the limit + 2 s, and (bubblewrap) writes outside its folder fail or stay in a
+# private /tmp, home folders are unreadable, and a missing bwrap is a note, not a failure. Each case runs with the namespaces and, where they change the
 # mechanism, without them (process group + cgroup only). One line per case: "ok <id>" / "FAIL <id> <why>".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -10,7 +11,9 @@ BIN=${GRADLEAK_TESTBIN:-$PWD/build/tests}
 case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
 SB=$BIN/sandbox_run
 T=$(mktemp -d "${TMPDIR:-/tmp}/gradleak-sandbox.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
+# folders outside /tmp (the sandbox's /tmp is private, so a test folder there proves nothing)
+B=$(mktemp -d "$PWD/build/sandbox-test.XXXXXX") || exit 2
+trap 'rm -rf "$T" "$B"' EXIT
 cd "$T" || exit 2
 nfail=0
 ok() { echo "ok $1"; }
@@ -133,6 +136,96 @@ if [ "$(field pidns)" = 1 ]; then
     else fail sandbox/private-proc "$(printf '%s' "$OUT" | tr '\n' ' ')"; fi
 else
     echo "note: no PID namespace here ($(field note)); sandbox/private-proc not applicable"
+fi
+
+# 9. the filesystem (bubblewrap): read-only but for the run's folder, a private /tmp and /dev/shm,
+# home folders hidden. Run from $T/work (the one writable folder) with a fake HOME for gradleak
+# itself, so the test touches none of the real user's files; the real home (passwd) is only listed.
+if [ -z "$(field fs)" ] || [ "$(field fs)" = 0 ]; then sb --timeout 10 -- true; fi
+if [ "$(field fs)" = 1 ]; then
+    mkdir -p "$T/work" "$B/proj" "$B/fakehome/.ssh"
+    echo 'secret-key-material' >"$B/fakehome/.ssh/id_test"
+    echo 'ro-data' >"$B/fakehome/data.txt"
+    tag=$RANDOM$RANDOM
+    realhome=$(getent passwd "$(id -u)" | cut -d: -f6)
+    # a file directly in the real home (.bashrc, .profile...): never bound back, so never readable
+    homefile=
+    for f in "$realhome"/.* "$realhome"/*; do [ -f "$f" ] && [ -r "$f" ] && [ -s "$f" ] && { homefile=$f; break; }; done
+    # sbw ARGS...: sb from $T/work with HOME=$B/fakehome for the sandbox_run process
+    sbw() { (cd "$T/work" && HOME="$B/fakehome" sb "$@"; printf '%s\n' "$OUT" >"$T/sbw.out"); OUT=$(cat "$T/sbw.out"); }
+    sbw --rw "$T/work" --timeout 20 -- sh -c "
+        echo x >/tmp/gradleak-escape-$tag && echo wrote-tmp
+        echo x >$B/fakehome/.escape-$tag && echo wrote-fakehome
+        echo x >$realhome/.gradleak-escape-$tag && echo wrote-realhome
+        echo x >$B/proj/escape-$tag && echo wrote-project
+        echo x >/dev/shm/gradleak-escape-$tag && echo wrote-shm
+        echo x >/var/tmp/gradleak-escape-$tag && echo wrote-vartmp
+        echo x >$T/work/inside-$tag && echo wrote-work
+        cat $B/fakehome/.ssh/id_test && echo read-ssh
+        [ -n '$homefile' ] && cat '$homefile' >/dev/null 2>&1 && echo read-realhome-file
+        cat /etc/shadow >/dev/null 2>&1 && echo read-shadow
+        echo done"
+    leaked=
+    for f in /tmp/gradleak-escape-$tag "$B/fakehome/.escape-$tag" "$realhome/.gradleak-escape-$tag" "$B/proj/escape-$tag" \
+        /dev/shm/gradleak-escape-$tag /var/tmp/gradleak-escape-$tag; do
+        [ -e "$f" ] && leaked="$leaked $f"
+    done
+    rm -f /tmp/gradleak-escape-$tag /dev/shm/gradleak-escape-$tag /var/tmp/gradleak-escape-$tag "$realhome/.gradleak-escape-$tag"
+    o1=$(printf '%s' "$OUT" | tr '\n' ' ' | head -c 600)
+    if [ -z "$leaked" ] && printf '%s' "$OUT" | grep -q '^done'; then ok sandbox/fs-writes-stay-inside
+    else fail sandbox/fs-writes-stay-inside "left on the host:$leaked; $o1"; fi
+    if [ -e "$T/work/inside-$tag" ] && printf '%s' "$OUT" | grep -q wrote-work; then ok sandbox/fs-own-folder-writable
+    else fail sandbox/fs-own-folder-writable "$o1"; fi
+    if printf '%s' "$OUT" | grep -q 'wrote-project\|wrote-fakehome\|wrote-realhome\|wrote-vartmp'; then
+        fail sandbox/fs-readonly-elsewhere "a write outside succeeded: $o1"
+    else ok sandbox/fs-readonly-elsewhere; fi
+    if printf '%s' "$OUT" | grep -q 'secret-key-material\|read-ssh\|read-realhome-file\|read-shadow'; then
+        fail sandbox/fs-secrets-unreadable "$o1"
+    else ok sandbox/fs-secrets-unreadable; fi
+    # /tmp and /dev/shm are private but usable (the harness and DataLoader workers write there)
+    if printf '%s' "$OUT" | grep -q wrote-tmp && printf '%s' "$OUT" | grep -q wrote-shm; then ok sandbox/fs-private-tmp-usable
+    else fail sandbox/fs-private-tmp-usable "$o1"; fi
+
+    # 10. --ro (validate --allow-read): a folder inside the hidden home is readable, not writable
+    sbw --rw "$T/work" --ro "$B/fakehome" --timeout 10 -- sh -c "cat $B/fakehome/data.txt; echo x >$B/fakehome/w-$tag && echo wrote"
+    if printf '%s' "$OUT" | grep -q ro-data && ! printf '%s' "$OUT" | grep -q '^wrote' && [ ! -e "$B/fakehome/w-$tag" ]; then
+        ok sandbox/fs-allow-read
+    else fail sandbox/fs-allow-read "$(printf '%s' "$OUT" | tr '\n' ' ' | head -c 400)"; fi
+
+    # 11. an interpreter inside the hidden home (a venv, pyenv) still runs: its prefix is bound back
+    if "$PY" -m venv --without-pip "$B/fakehome/venv" >/dev/null 2>&1; then
+        sbw --rw "$T/work" --timeout 20 -- "$B/fakehome/venv/bin/python" -c 'import sys, json; print("prefix", sys.prefix)'
+        if printf '%s' "$OUT" | grep -q "^prefix $B/fakehome/venv" && [ "$(field exit)" = 0 ]; then ok sandbox/fs-venv-in-home
+        else fail sandbox/fs-venv-in-home "$(printf '%s' "$OUT" | tr '\n' ' ' | head -c 400)"; fi
+    else
+        echo "note: sandbox/fs-venv-in-home skipped: python3 -m venv is unavailable"
+    fi
+
+    # 12. without bubblewrap, or where it cannot make namespaces, the run still happens and says so
+    GRADLEAK_BWRAP= sb --timeout 10 -- true
+    if [ "$(field fs)" = 0 ] && [ "$(field exit)" = 0 ] && printf '%s' "$(field note)" | grep -q 'no filesystem isolation: bubblewrap (bwrap) is not installed'; then
+        ok sandbox/fs-degrades-without-bwrap
+    else fail sandbox/fs-degrades-without-bwrap "$(printf '%s' "$OUT" | tr '\n' ' ' | head -c 400)"; fi
+    GRADLEAK_BWRAP=/bin/false sb --timeout 10 -- true
+    if [ "$(field fs)" = 0 ] && [ "$(field exit)" = 0 ] && printf '%s' "$(field note)" | grep -q 'bwrap cannot make its namespaces'; then
+        ok sandbox/fs-degrades-when-bwrap-fails
+    else fail sandbox/fs-degrades-when-bwrap-fails "$(printf '%s' "$OUT" | tr '\n' ' ' | head -c 400)"; fi
+
+    # 13. the program's host pid is known (RSS and NVML sampling read it): the program, not bwrap
+    marker="pidmark-$RANDOM$RANDOM"
+    "$SB" --timeout 10 -- sh -c 'sleep 1.5; echo end' "$marker" >"$T/pid.out" 2>&1 &
+    bgp=$!
+    sleep 0.8
+    shpid=
+    for p in $(pgrep -f "$marker"); do [ "$(cat /proc/$p/comm 2>/dev/null)" = sh ] && shpid=$p; done
+    wait "$bgp"
+    OUT=$(cat "$T/pid.out")
+    if [ -n "$shpid" ] && [ "$(field pid)" = "$shpid" ]; then ok sandbox/fs-program-pid
+    else fail sandbox/fs-program-pid "program=$shpid reported=$(field pid)"; fi
+elif command -v bwrap >/dev/null 2>&1 && ! printf '%s' "$(field note)" | grep -q 'bwrap cannot make its namespaces'; then
+    fail sandbox/fs-isolation "bwrap is installed but the run had no filesystem isolation: $(field note)"
+else
+    echo "note: sandbox/fs-* skipped: no filesystem isolation here ($(field note))"
 fi
 
 [ $nfail -eq 0 ]

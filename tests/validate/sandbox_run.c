@@ -2,7 +2,10 @@
  * scrubbed environment `gradleak validate` builds, then prints what happened, one key=value a line,
  * followed by the captured stdout and stderr.
  *
- *   sandbox_run [--timeout S] [--fsize BYTES] [--procs N] [--no-ns] [--no-cgroup] [--cuda] -- COMMAND [ARGS...] */
+ *   sandbox_run [--timeout S] [--fsize BYTES] [--procs N] [--no-ns] [--no-cgroup] [--no-fs] [--cuda]
+ *               [--rw DIR]... [--ro DIR]... -- COMMAND [ARGS...]
+ *
+ * Without --rw the current folder is the one writable folder (it is also HOME and TMPDIR). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -15,6 +18,8 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.timeout_s = 10;
     bool cuda = false;
+    const char *rw[16] = {0}, *ro[16] = {0};
+    int nrw = 0, nro = 0;
     int i = 1;
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--timeout") && i + 1 < argc) o.timeout_s = atof(argv[++i]);
@@ -23,6 +28,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-ns")) o.no_namespaces = true;
         else if (!strcmp(argv[i], "--cuda")) cuda = true;
         else if (!strcmp(argv[i], "--no-cgroup")) o.no_cgroup = true;
+        else if (!strcmp(argv[i], "--no-fs")) o.no_fs_isolation = true;
+        else if (!strcmp(argv[i], "--rw") && i + 1 < argc && nrw < 15) rw[nrw++] = argv[++i];
+        else if (!strcmp(argv[i], "--ro") && i + 1 < argc && nro < 15) ro[nro++] = argv[++i];
         else if (!strcmp(argv[i], "--")) {
             i++;
             break;
@@ -46,6 +54,9 @@ int main(int argc, char **argv)
     o.argv = argv + i;
     o.envp = env;
     o.cwd = cwd;
+    o.gpu = cuda;
+    if (nrw) o.rw_paths = rw;
+    if (nro) o.ro_paths = ro;
     ValSandboxResult r;
     char *why = NULL;
     if (val_sandbox_run(&o, &r, &why) != 0) {
@@ -54,10 +65,10 @@ int main(int argc, char **argv)
         val_env_free(env);
         return 1;
     }
-    printf("exit=%d\nsignal=%d\ntimed_out=%d\nwall=%.3f\npidns=%d\nnetns=%d\ncgroup=%d\nnproc=%d\nnote=%s\n",
+    printf("exit=%d\nsignal=%d\ntimed_out=%d\nwall=%.3f\npidns=%d\nnetns=%d\ncgroup=%d\nnproc=%d\nfs=%d\npid=%ld\nnote=%s\n",
            r.exit_code, r.term_signal, r.timed_out, r.wall_s, !!(r.isolation & VAL_ISO_PIDNS),
            !!(r.isolation & VAL_ISO_NETNS), !!(r.isolation & VAL_ISO_CGROUP), !!(r.isolation & VAL_ISO_NPROC),
-           r.note ? r.note : "");
+           !!(r.isolation & VAL_ISO_FS), (long)r.pid, r.note ? r.note : "");
     printf("--- stdout\n%s\n--- stderr\n%s\n", r.out_tail, r.err_tail);
     val_sandbox_result_free(&r);
     val_env_free(env);

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Lint time is linear in the size of one scope (tools/scale-bench.py at 5,000 -> 10,000 -> 20,000
+# statements; times under 50 ms count as 50 ms): for top-level loops, one function, nested loops,
+# one long loop body, many findings with fixes, clean code, and a mix of every per-step rule
+# (GL102-GL105, GL301/GL302, GL901), a doubling must cost at most 3x (linear is 2x; the margin
+# absorbs a loaded machine; the quadratic paths this guards against cost 3.3-6x per doubling here).
+# Best of 3, and a shape over the bound is measured a second time before it counts as a failure.
+# One line per shape, "ok <id>" / "FAIL <id> <why>".
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+GRADLEAK=${GRADLEAK:-$PWD/build/gradleak}
+case $GRADLEAK in /*) ;; *) GRADLEAK=$PWD/$GRADLEAK ;; esac
+case $GRADLEAK in
+    */valgrind/*) echo "note: scale/* skipped under valgrind (timing)"; exit 0 ;;
+esac
+nfail=0
+for shape in toplevel function nested longbody findings clean mixed; do
+    # a timing test on a shared machine: a shape over the bound is measured once more before it fails
+    for attempt in 1 2; do
+        out=$(python3 tools/scale-bench.py --gradleak "$GRADLEAK" --shapes "$shape" --sizes 5000,10000,20000 --repeat 3 --max-ratio 3 --floor 0.05 2>&1)
+        rc=$?
+        [ $rc = 0 ] && break
+    done
+    if [ $rc = 0 ]; then
+        echo "ok scale/$shape-linear ($(printf '%s\n' "$out" | awk 'NR > 1 && $4 != "-" { printf "%s ", $4 }'))"
+    else
+        echo "FAIL scale/$shape-linear $(printf '%s' "$out" | tr '\n' ' ' | tail -c 400)"
+        nfail=$((nfail + 1))
+    fi
+done
+[ $nfail -eq 0 ]

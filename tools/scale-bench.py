@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Lint time against the size of one scope: doubling the input must at most double the time.
+
+Generates one file per shape and size, lints each with `gradleak check --no-cache --exit-zero`
+(best of --repeat runs, CPU time of the child), and prints the time and the ratio to the previous
+size. Shapes (N = statements):
+  toplevel   N/2 module-level blocks `for b in loader:` / `    total += model(b)` (a finding each)
+  function   the same N statements inside one function
+  nested     N/3 blocks `for epoch in range(3):` / `for b in loader:` / `total += model(b)`
+  longbody   one `for b in loader:` loop whose body has N statements (model calls and sums)
+  findings   one loop whose body is N lines `x.cuda()` (GL201: a finding, with a fix, per line)
+  clean      N/2 blocks `for b in loader:` / `    total += model(b).item()` (no finding)
+  mixed      blocks for GL102, GL104, GL105, GL301, GL302, GL901 (an unused noqa) and no_grad
+
+usage: scale-bench.py [--sizes 10000,20000,40000,80000] [--shapes a,b] [--repeat N]
+                      [--max-ratio R] [--floor SECONDS] [--gradleak PATH] [--keep DIR]
+With --max-ratio, exits 1 when a doubling costs more than R times (the test uses 3).
+"""
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HEAD = "import torch\n\nmodel = torch.nn.Linear(2, 2)\nloader = []\ntotal = 0\n"
+
+
+def gen(shape, n):
+    out = [HEAD]
+    if shape == "toplevel":
+        out += ["for b in loader:\n    total += model(b)\n"] * (n // 2)
+    elif shape == "clean":
+        out += ["for b in loader:\n    total += model(b).item()\n"] * (n // 2)
+    elif shape == "function":
+        out.append("\n\ndef train(loader):\n    model = torch.nn.Linear(2, 2)\n    total = 0\n")
+        out += ["    for b in loader:\n        total += model(b)\n"] * (n // 2)
+        out.append("    return total\n")
+    elif shape == "nested":
+        out += ["for epoch in range(3):\n    for b in loader:\n        total += model(b)\n"] * (n // 3)
+    elif shape == "longbody":
+        out.append("for b in loader:\n")
+        for i in range(n // 2):
+            out.append("    y%d = model(b)\n    total += y%d\n" % (i % 50, i % 50))
+    elif shape == "mixed":
+        out.append("import gc\nlosses = []\nh = None\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n")
+        blocks = ["for b in loader:\n    losses.append(model(b))\n",
+                  "for b in loader:\n    h = model(b, h)\n",
+                  "for b in loader:\n    loss = model(b).sum()\n    loss.backward(retain_graph=True)\n    torch.cuda.empty_cache()\n",
+                  "for b in loader:\n    out = model(b)\n    out.sum().backward()\n    gc.collect()  # noqa: GL301\n",
+                  "with torch.no_grad():\n    for b in loader:\n        total += model(b)\n"]
+        k = 0
+        while k < n:
+            blk = blocks[(k // 3) % len(blocks)]
+            out.append(blk)
+            k += blk.count("\n")
+    elif shape == "findings":
+        out.append("x = torch.zeros(3)\nfor b in loader:\n")
+        out += ["    x.cuda()\n"] * n
+    else:
+        raise SystemExit("unknown shape " + shape)
+    return "".join(out)
+
+
+def cpu_time(argv):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode not in (0, 1):
+        raise SystemExit("gradleak failed (%d): %s" % (p.returncode, p.stderr.decode()[-400:]))
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10000,20000,40000,80000")
+    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--max-ratio", type=float, default=0)
+    ap.add_argument("--floor", type=float, default=0.02, help="times below this count as this (noise)")
+    ap.add_argument("--gradleak", default=os.path.join(os.path.dirname(__file__), "..", "build", "gradleak"))
+    ap.add_argument("--keep")
+    a = ap.parse_args()
+    sizes = [int(s) for s in a.sizes.split(",")]
+    d = a.keep or tempfile.mkdtemp(prefix="gradleak-scale.")
+    os.makedirs(d, exist_ok=True)
+    bad = []
+    print("%-9s %8s %9s %7s" % ("shape", "stmts", "cpu s", "ratio"))
+    try:
+        for shape in a.shapes.split(","):
+            prev = None
+            for n in sizes:
+                path = os.path.join(d, "%s_%d.py" % (shape, n))
+                with open(path, "w") as f:
+                    f.write(gen(shape, n))
+                t = min(cpu_time([a.gradleak, "check", "--no-cache", "--exit-zero", "-j", "1", path])
+                        for _ in range(a.repeat))
+                # below the floor (20 ms) the ratio is noise: count it from there
+                ratio = max(t, a.floor) / max(prev, a.floor) if prev is not None else None
+                print("%-9s %8d %9.3f %7s" % (shape, n, t, "%.2fx" % ratio if ratio else "-"), flush=True)
+                if a.max_ratio and ratio and ratio > a.max_ratio:
+                    bad.append("%s %d: %.2fx" % (shape, n, ratio))
+                prev = t
+    finally:
+        if not a.keep:
+            shutil.rmtree(d, ignore_errors=True)
+    if bad:
+        print("superlinear (a doubling costs more than %.1fx): %s" % (a.max_ratio, "; ".join(bad)))
+        sys.exit(1)
+
+
+main()
