@@ -321,7 +321,10 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         }
     }
     if (!cached) {
-        if (engine_lint(run_abs(j->path, absbuf, sizeof absbuf), src, len, engine_lang_of(j->path), &o, &res) < 0) {
+        gl_ctx_job(j->path); /* the crash report and the retry's skip list name the path as given */
+        int lrc = engine_lint(run_abs(j->path, absbuf, sizeof absbuf), src, len, engine_lang_of(j->path), &o, &res);
+        gl_ctx_job(NULL);
+        if (lrc < 0) {
             lint_result_free(&res);
             gl_free(key);
             gl_free(src);
