@@ -321,6 +321,7 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         }
     }
     if (!cached) {
+        o.display_path = j->path; /* files are read by absolute path; crash reports name them as given */
         if (engine_lint(run_abs(j->path, absbuf, sizeof absbuf), src, len, engine_lang_of(j->path), &o, &res) < 0) {
             lint_result_free(&res);
             gl_free(key);
