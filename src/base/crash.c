@@ -8,7 +8,6 @@
 extern char **environ;
 
 static _Thread_local const char *ctx_file;
-static _Thread_local const char *ctx_job; /* the name the run knows the file by (gl_ctx_job) */
 static _Thread_local const char *ctx_stage;
 static _Thread_local const char *ctx_rule;
 static _Thread_local bool ctx_altstack; /* this thread has its own signal stack */
@@ -99,7 +98,6 @@ static void crash__handler(int sig)
     }
     crash__put("gradleak: internal error: ");
     crash__put(crash__signame(sig));
-    if (ctx_job && ctx_file) ctx_file = ctx_job;
     if (ctx_file) {
         crash__put(" while checking ");
         crash__put(ctx_file);
@@ -172,12 +170,6 @@ void gl_ctx_file(const char *path)
     ctx_file = path;
     ctx_stage = NULL;
     ctx_rule = NULL;
-}
-
-void gl_ctx_job(const char *path)
-{
-    crash__thread_stack();
-    ctx_job = path;
 }
 
 void gl_ctx_stage(const char *stage)

@@ -17,9 +17,6 @@ void gl_crash_install(char **argv, bool retry_files);
 /* The calling thread's context, shown by the handler. The strings must outlive the context (paths of
  * the job list, string literals, rule codes). gl_ctx_file(NULL) clears everything. */
 void gl_ctx_file(const char *path);
-/* The name the caller's job list knows the file by (`check` lints by absolute path, but reports and
- * skips the path as given): shown and skipped in place of gl_ctx_file's path while set; NULL clears. */
-void gl_ctx_job(const char *path);
 void gl_ctx_stage(const char *stage); /* "parse", "dataflow", "rules", "suppressions"... */
 void gl_ctx_rule(const char *code);   /* NULL when no rule runs */
 

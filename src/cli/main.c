@@ -321,10 +321,8 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         }
     }
     if (!cached) {
-        gl_ctx_job(j->path); /* the crash report and the retry's skip list name the path as given */
-        int lrc = engine_lint(run_abs(j->path, absbuf, sizeof absbuf), src, len, engine_lang_of(j->path), &o, &res);
-        gl_ctx_job(NULL);
-        if (lrc < 0) {
+        o.display_path = j->path; /* files are read by absolute path; crash reports name them as given */
+        if (engine_lint(run_abs(j->path, absbuf, sizeof absbuf), src, len, engine_lang_of(j->path), &o, &res) < 0) {
             lint_result_free(&res);
             gl_free(key);
             gl_free(src);
