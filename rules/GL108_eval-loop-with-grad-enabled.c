@@ -55,19 +55,20 @@
  */
 #include "engine/rule_ctx.h"
 
-/* A statement `torch.set_grad_enabled(False)` reached before op in f (grad stays off after it). */
-static bool grad_disabled_before(const RuleCtx *c, const IrFunc *f, uint32_t op)
+/* The first reached statement `torch.set_grad_enabled(False)` in f (grad stays off after it), or
+ * IR_NONE. Computed once per function: a loop is preceded by one when it is < the loop's op. */
+static uint32_t first_grad_disable(const RuleCtx *c, const IrFunc *f)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
-    for (uint32_t i = 0; i < op; i++) {
+    for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL || !ff->reached[i] || !o->qual || o->nargs < 1) continue;
         if (strcmp(o->qual, "torch.set_grad_enabled") != 0 && strcmp(o->qual, "torch.autograd.set_grad_enabled") != 0)
             continue;
         const IrOp *arg = &f->ops.items[f->args.items[o->args]];
-        if (arg->kind == IR_CONST && arg->name && !strcmp(arg->name, "False")) return true;
+        if (arg->kind == IR_CONST && arg->name && !strcmp(arg->name, "False")) return i;
     }
-    return false;
+    return IR_NONE;
 }
 
 /* The text of the object a freezing call or loop names: `X` in `X.requires_grad_(False)`, or in
@@ -94,17 +95,29 @@ static const char *frozen_root(RuleCtx *c, const IrFunc *f, uint32_t op)
     return NULL;
 }
 
-/* Whether the file freezes the object called at op (`backbone.requires_grad_(False)` anywhere). */
-static bool model_frozen(RuleCtx *c, const IrFunc *f, uint32_t call)
+/* The objects the file freezes (`backbone.requires_grad_(False)` anywhere), gathered once per run
+ * of the rule (a scan of the whole file per finding was quadratic in a file of many loops). */
+typedef struct Frozen {
+    Array(const char *) roots;
+    bool done;
+} Frozen;
+
+/* Whether the file freezes the object called at op. */
+static bool model_frozen(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call)
 {
-    const char *callee = rule_text(c, f, f->ops.items[call].a);
-    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
-        const IrFunc *g = c->m->funcs.items[fi];
-        for (uint32_t i = 0; i < g->ops.len; i++) {
-            const char *root = frozen_root(c, g, i);
-            if (root && !strcmp(root, callee)) return true;
+    if (!fz->done) {
+        fz->done = true;
+        for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
+            const IrFunc *g = c->m->funcs.items[fi];
+            for (uint32_t i = 0; i < g->ops.len; i++) {
+                const char *root = frozen_root(c, g, i);
+                if (root) array_push(&fz->roots, root);
+            }
         }
     }
+    const char *callee = rule_text(c, f, f->ops.items[call].a);
+    for (uint32_t i = 0; i < fz->roots.len; i++)
+        if (!strcmp(fz->roots.items[i], callee)) return true;
     return false;
 }
 
@@ -205,11 +218,15 @@ static bool evaluates(RuleCtx *c, uint32_t t)
 
 void rule_GL108(RuleCtx *c)
 {
+    Frozen fz;
+    memset(&fz, 0, sizeof fz);
+    array_init(&fz.roots);
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
         if (!ff->analysed || ff->called_grad_off || df_mode_off(f->base_mode)) continue;
         if (GL_MAX(ff->ret.grad, ff->ret.elem) == G_LIVE) continue; /* the caller may differentiate it */
+        uint32_t grad_off_at = f->loops.len ? first_grad_disable(c, f) : IR_NONE;
         for (uint32_t li = 0; li < f->loops.len; li++) {
             const IrLoop *l = &f->loops.items[li];
             /* a step loop, or a loop that looks like one step's sequence (a loop over a tensor's
@@ -230,10 +247,10 @@ void rule_GL108(RuleCtx *c)
                 uint32_t t = df_call_target(c->m, c->fx, f, i);
                 if (t != IR_NONE && t != fi && evaluates(c, t)) call = i;
             }
-            if (call == IR_NONE || grad_disabled_before(c, f, l->op) || keeps_graph(f, ff, li) ||
+            if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || keeps_graph(f, ff, li) ||
                 hands_graph_away(c, f, l))
                 continue;
-            if (model_frozen(c, f, call)) continue;
+            if (model_frozen(c, &fz, f, call)) continue;
             const char *model = rule_text(c, f, call);
             Diag *d = rule_report(c, l->span, SEV_WARNING,
                                   "the loop at line %u runs '%s' with autograd on and never calls backward(): every "
@@ -254,4 +271,5 @@ void rule_GL108(RuleCtx *c)
             rule_fix_wrap_loop_no_grad(c, f, li, d, FIX_UNSAFE);
         }
     }
+    array_free(&fz.roots);
 }
