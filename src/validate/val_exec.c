@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -395,9 +396,13 @@ void val_exec_all(Cli *c)
             r->attempted = true;
             r->gpu = c->gpus.items[s];
             r->loops = ARENA_NEW_N(&c->arena, ValSeries, g->loops.len ? g->loops.len : 1);
+            pid_t session = getpid();
             pid_t pid = fork();
             if (pid == 0) {
-                /* the worker: one run, its account in run.json; _exit, never back into the session */
+                /* the worker: one run, its account in run.json; _exit, never back into the session.
+                 * It dies with the session (a SIGKILLed gradleak), and the sandbox's processes with it. */
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != session) _exit(1);
                 c->tty = false;
                 exec__run_variant(c, g, gi, v, c->gpus.items[s]);
                 const char *dir = exec__dir(c, gi, v);
