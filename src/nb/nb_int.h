@@ -19,9 +19,15 @@ typedef struct NbSrc {
     uint32_t open;     /* list: the offset of its '[' */
 } NbSrc;
 
+/* A cell's "outputs" or "attachments" value: bytes [start, end) of the file. */
+typedef struct NbRange {
+    uint32_t start, end;
+} NbRange;
+
 typedef struct NbScan {
     Array(NbPiece) pieces;
     Array(NbSrc) cells;
+    Array(NbRange) skipped; /* outputs and attachments (containers only), in file order */
 } NbScan;
 
 /* Finds the cells' sources in a JSON text that jansson accepted. Iterative, any nesting depth.

@@ -58,11 +58,41 @@ static void nb__json_lines(Notebook *nb, const char *json, size_t len, json_t *c
     nb_scan_free(&sc);
 }
 
+/* The notebook without its cells' outputs and attachments (each becomes an empty container, with
+ * the line breaks it had), parsed: a notebook with 50 MB of embedded images is read in the time
+ * its code takes, and the outputs are skipped, never parsed. NULL when that cannot be done. */
+static json_t *nb__load(const char *json, size_t len)
+{
+    NbScan sc;
+    if (nb_scan(json, len, &sc) < 0) {
+        nb_scan_free(&sc);
+        return NULL;
+    }
+    StrBuf lean;
+    sb_init(&lean);
+    size_t at = 0;
+    for (uint32_t k = 0; k < sc.skipped.len; k++) {
+        NbRange r = sc.skipped.items[k];
+        if (r.end <= r.start || r.start < at) break; /* an unclosed container: let jansson say so */
+        sb_append(&lean, json + at, r.start - at);
+        sb_append(&lean, json[r.start] == '[' ? "[]" : "{}", 2);
+        for (const char *p = json + r.start; (p = memchr(p, '\n', (size_t)(json + r.end - p))) != NULL; p++)
+            sb_putc(&lean, '\n');
+        at = r.end;
+    }
+    sb_append(&lean, json + at, len - at);
+    nb_scan_free(&sc);
+    json_t *root = json_loadb(lean.data, lean.len, JSON_ALLOW_NUL, NULL);
+    sb_free(&lean);
+    return root;
+}
+
 NbStatus nb_read(const char *json, size_t len, Notebook *nb, char *err, size_t errsz)
 {
     memset(nb, 0, sizeof *nb);
     json_error_t je;
-    json_t *root = json_loadb(json, len, JSON_ALLOW_NUL, &je);
+    json_t *root = nb__load(json, len);
+    if (!root) root = json_loadb(json, len, JSON_ALLOW_NUL, &je); /* the error, with the file's positions */
     if (!root) {
         snprintf(err, errsz, "not a notebook: invalid JSON at line %d, column %d: %s", je.line, je.column, je.text);
         return NB_ERROR;

@@ -7,7 +7,7 @@
 
 /* What a container is, for the path root -> "cells" -> [i] -> "source" -> [k]. */
 enum { NB_R_OTHER, NB_R_ROOT, NB_R_CELLS, NB_R_CELL, NB_R_SRC };
-enum { NB_K_OTHER, NB_K_CELLS, NB_K_SOURCE };
+enum { NB_K_OTHER, NB_K_CELLS, NB_K_SOURCE, NB_K_SKIP };
 
 typedef struct NbFrame {
     uint8_t role;
@@ -19,26 +19,36 @@ typedef struct NbFrame {
 
 #define NB_SCAN_FRAMES 8
 
+/* One past the closing quote of the string that opens at s[i] (memchr: outputs are megabytes). */
 static uint32_t nb__string_end(const char *s, size_t len, size_t i)
 {
-    for (i++; i < len && s[i] != '"'; i++)
-        if (s[i] == '\\') i++;
-    return (uint32_t)GL_MIN(i + 1, len);
+    for (i++; i < len;) {
+        const char *q = memchr(s + i, '"', len - i);
+        if (!q) return (uint32_t)len;
+        size_t at = (size_t)(q - s), bs = 0;
+        while (at - bs > i && s[at - bs - 1] == '\\') bs++;
+        if (bs % 2 == 0) return (uint32_t)(at + 1);
+        i = at + 1;
+    }
+    return (uint32_t)len;
 }
 
 void nb_scan_free(NbScan *s)
 {
     array_free(&s->pieces);
     array_free(&s->cells);
+    array_free(&s->skipped);
 }
 
 int nb_scan(const char *s, size_t len, NbScan *out)
 {
     array_init(&out->pieces);
     array_init(&out->cells);
+    array_init(&out->skipped);
     if (len > UINT32_MAX) return -1;
     NbFrame st[NB_SCAN_FRAMES];
     uint32_t depth = 0; /* open containers (frames beyond NB_SCAN_FRAMES are only counted) */
+    uint32_t skip_depth = 0; /* inside a cell's outputs/attachments: the depth that closes it */
     uint32_t line = 1;
     for (size_t i = 0; i < len;) {
         char c = s[i];
@@ -66,6 +76,10 @@ int nb_scan(const char *s, size_t len, NbScan *out)
         }
         if (c == '}' || c == ']') {
             if (!depth) return -1;
+            if (depth == skip_depth) {
+                array_back(&out->skipped)->end = (uint32_t)i + 1;
+                skip_depth = 0;
+            }
             depth--;
             i++;
             continue;
@@ -75,7 +89,9 @@ int nb_scan(const char *s, size_t len, NbScan *out)
             size_t n = e - i;
             top->key = n == 7 && !memcmp(s + i, "\"cells\"", 7)    ? NB_K_CELLS
                        : n == 8 && !memcmp(s + i, "\"source\"", 8) ? NB_K_SOURCE
-                                                                    : NB_K_OTHER;
+                       : (n == 9 && !memcmp(s + i, "\"outputs\"", 9)) || (n == 13 && !memcmp(s + i, "\"attachments\"", 13))
+                           ? NB_K_SKIP
+                           : NB_K_OTHER;
             i = e;
             continue;
         }
@@ -104,6 +120,10 @@ int nb_scan(const char *s, size_t len, NbScan *out)
             continue;
         }
         if (c == '{' || c == '[') {
+            if (top && top->role == NB_R_CELL && top->key == NB_K_SKIP && !skip_depth) {
+                skip_depth = depth + 1;
+                array_push(&out->skipped, ((NbRange){(uint32_t)i, (uint32_t)i}));
+            }
             if (role == NB_R_SRC) {
                 NbSrc *cs = out->cells.len ? array_back(&out->cells) : NULL;
                 if (!cs || c != '[') return -1;
