@@ -791,7 +791,7 @@ static int cmd_check(int argc, char **argv)
         if (is_nb) cli_fix_notebook(&cf, j->path, &src, &len, &res, &fo, stdout);
         else cli_fix_file(&cf, j->path, &src, &len, &res, &fo, stdout);
         if (run.proj) project_set(run.proj, i, j->path, &res);
-        if (is_nb && nb_blob_view(src, len, &nbv) == 0) cli_nb_messages(&res, &nbv);
+        if (is_nb && nb_blob_view(src, len, &nbv) == 0) nb_lint_messages(&res, nbv.cells, nbv.n_cells);
         else is_nb = false;
         if (use_baseline) {
             /* findings the baseline covers are dropped; the rest are new */

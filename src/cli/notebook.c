@@ -20,28 +20,6 @@ NbStatus cli_nb_load(char **src, size_t *len, char *note, size_t notesz)
     return NB_OK;
 }
 
-static const char *cli_nb__rw(Arena *a, const Notebook *nb, const char *s)
-{
-    if (!s || !strstr(s, "line ")) return s;
-    char *t = nb_rewrite_lines(nb->cells, nb->n_cells, s);
-    const char *r = arena_strdup(a, t);
-    gl_free(t);
-    return r;
-}
-
-void cli_nb_messages(LintResult *res, const Notebook *nb)
-{
-    for (uint32_t i = 0; i < res->diags.len; i++) {
-        Diag *d = &res->diags.items[i];
-        d->message = cli_nb__rw(&res->arena, nb, d->message);
-        d->hint = cli_nb__rw(&res->arena, nb, d->hint);
-        d->trace = cli_nb__rw(&res->arena, nb, d->trace);
-        for (uint32_t k = 0; k < d->n_related; k++)
-            d->related[k].message = cli_nb__rw(&res->arena, nb, d->related[k].message);
-        if (d->fix) d->fix->message = cli_nb__rw(&res->arena, nb, d->fix->message);
-    }
-}
-
 /* The whole file, or NULL with errno. */
 static char *cli_nb__read(const char *path, size_t *len)
 {

@@ -13,9 +13,6 @@
  * and *src is left alone. */
 NbStatus cli_nb_load(char **src, size_t *len, char *note, size_t notesz);
 
-/* "line 12" in the findings' messages, hints, notes and traces becomes "cell 4, line 3". */
-void cli_nb_messages(LintResult *res, const Notebook *nb);
-
 /* cli_fix_file for a notebook: *blob and *len are its blob (cli_nb_load), *res its findings. The fixes
  * go into the cells' sources (nb_write_back) and the file is rewritten; --diff prints one diff per
  * changed cell (`--- nb.ipynb:cell 4`). On a write, *blob and *res are replaced by the new

@@ -78,6 +78,11 @@ int nb_blob_view(const char *blob, size_t len, Notebook *nb);
  * (NULL when s is NULL). */
 char *nb_rewrite_lines(const NbCell *cells, uint32_t n, const char *s);
 
+/* The same for every message, hint, note, trace and fix title of a lint of the joined code
+ * (rewritten into the result's arena). */
+struct LintResult;
+void nb_lint_messages(struct LintResult *res, const NbCell *cells, uint32_t n);
+
 /* ---- Writing edits back ----
  * --fix runs on nb_fix_source: the masked code with a boundary comment line between cells, so that
  * the fixed text splits back into its cells whatever the fixes did to the rows. */
