@@ -447,7 +447,7 @@ int nb_write_back(const Notebook *nb, const char *json, size_t len, char *const 
             out->len = base;
             return -1;
         }
-        const NbPiece *pc = sc.pieces.items + s->first;
+        const NbPiece *pc = s->n ? sc.pieces.items + s->first : NULL; /* an empty list has none */
         size_t a = s->n ? pc[0].start : s->open + 1, b = s->n ? pc[s->n - 1].end : s->open + 1;
         sb_append(out, json + at, a - at);
         if (s->list) nb__splice_list(json, s, pc, texts[k], ascii, out);

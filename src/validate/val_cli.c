@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/fix.h"
 #include "out/out.h"
+#include "nb/nb.h"
 #include "validate/val_env.h"
 #include "validate/val_fs.h"
 #include "validate/val_nvml.h"
@@ -572,6 +573,12 @@ static void cli__pad(FILE *fp, const char *s, int width)
     for (; n < width; n++) fputc(' ', fp);
 }
 
+/* A notebook's cell that holds row, or NULL (not a notebook). */
+static const NbCell *cli__cell(const ValFile *vf, uint32_t row)
+{
+    return vf->cells ? nb_cell_of_row(vf->cells, vf->n_cells, row) : NULL;
+}
+
 static void cli__table(Cli *c, FILE *fp)
 {
     const char *dev = NULL, *torchv = NULL;
@@ -597,8 +604,13 @@ static void cli__table(Cli *c, FILE *fp)
         ValGroup *g = &c->groups.items[f->group];
         const ValLoop *lp = &g->loops.items[f->loop];
         char where[512], iters[32], lk[64], fx[48], cls[48], b[32], t[32];
-        snprintf(where, sizeof where, "%s:%u %s", c->files[f->file].path, f->d->span.row + 1,
-                 rule_info((RuleId)f->d->rule)->code);
+        const NbCell *cell = cli__cell(&c->files[f->file], f->d->span.row);
+        if (cell)
+            snprintf(where, sizeof where, "%s:cell %u:%u %s", c->files[f->file].path, cell->index,
+                     f->d->span.row - cell->row + 1, rule_info((RuleId)f->d->rule)->code);
+        else
+            snprintf(where, sizeof where, "%s:%u %s", c->files[f->file].path, f->d->span.row + 1,
+                     rule_info((RuleId)f->d->rule)->code);
         uint32_t nl = g->run[VAL_LEAKY].loops ? g->run[VAL_LEAKY].loops[lp->k].t.len : 0;
         uint32_t nf = g->run[VAL_FIXED].loops ? g->run[VAL_FIXED].loops[lp->k].t.len : 0;
         if (g->run[VAL_FIXED].attempted) snprintf(iters, sizeof iters, "%u/%u", nl, nf);
@@ -675,7 +687,9 @@ static int cli__json(Cli *c, FILE *fp)
         const ValFinding *f = &c->findings.items[i];
         json_t *o = cli__evidence(c, f);
         json_object_set_new(o, "path", json_string(c->files[f->file].path));
-        json_object_set_new(o, "line", json_integer(f->d->span.row + 1));
+        const NbCell *cell = cli__cell(&c->files[f->file], f->d->span.row);
+        json_object_set_new(o, "line", json_integer(f->d->span.row + 1 - (cell ? cell->row : 0)));
+        if (cell) json_object_set_new(o, "cell", json_integer(cell->index));
         json_object_set_new(o, "code", json_string(rule_info((RuleId)f->d->rule)->code));
         json_object_set_new(o, "message", json_string(f->d->message));
         json_array_append_new(arr, o);
@@ -692,8 +706,10 @@ static int cli__sarif(Cli *c, FILE *fp)
     char ***props = gl_calloc(c->n_files + 1, sizeof *props);
     for (uint32_t i = 0; i < c->n_files; i++) {
         of[i].path = c->files[i].path;
-        of[i].src = c->files[i].src;
+        of[i].src = c->files[i].text ? c->files[i].text : c->files[i].src;
         of[i].len = c->files[i].len;
+        of[i].cells = c->files[i].cells;
+        of[i].n_cells = c->files[i].n_cells;
         of[i].diags = c->files[i].diags;
         of[i].n_diags = c->files[i].n_diags;
         props[i] = gl_calloc(c->files[i].n_diags + 1, sizeof(char *));
@@ -717,6 +733,27 @@ static int cli__sarif(Cli *c, FILE *fp)
     gl_free(props);
     gl_free(of);
     return rc;
+}
+
+/* A notebook runs as a script: its code cells in order, with the IPython-only lines and the
+ * %%bash-style cells masked into no-ops (src/nb). The script is what is linted, instrumented and
+ * served for the notebook's path (`python -m gradleak_harness nb.ipynb`); results map back to cells.
+ * Returns 0, or -1 after printing why it cannot be read. */
+static int cli__notebook(ValFile *vf)
+{
+    Notebook nb;
+    char err[512];
+    NbStatus st = nb_read(vf->src, vf->len, &nb, err, sizeof err);
+    if (st != NB_OK) {
+        fprintf(stderr, "gradleak: %s: %s: %s\n", st == NB_NOT_PYTHON ? "note" : "error", vf->path, err);
+        gl_free(vf->src);
+        vf->src = gl_strdup("");
+        vf->len = 0;
+        return st == NB_NOT_PYTHON ? 0 : -1;
+    }
+    gl_free(vf->src);
+    vf->src = nb.code, vf->len = nb.len, vf->text = nb.text, vf->cells = nb.cells, vf->n_cells = nb.n_cells;
+    return 0;
 }
 
 /* ---- the session ---- */
@@ -996,12 +1033,17 @@ int val_main(int argc, char **argv, const ValHost *host)
             rc = EXIT_ERROR;
             continue;
         }
+        if (nb_is_path(vf->path) && cli__notebook(vf) != 0) {
+            rc = EXIT_ERROR;
+            continue;
+        }
         if (engine_lint(vf->path, vf->src, vf->len, LANG_PYTHON, &lo, &c.lints[i]) < 0) {
             fprintf(stderr, "gradleak: error: %s: internal error while linting (this is a bug in gradleak " GL_VERSION ")\n",
                     vf->path);
             rc = EXIT_ERROR;
             continue;
         }
+        if (vf->cells) nb_lint_messages(&c.lints[i], vf->cells, vf->n_cells);
         vf->diags = c.lints[i].diags.items;
         vf->n_diags = c.lints[i].diags.len;
     }
@@ -1096,6 +1138,8 @@ done:
     }
     for (uint32_t i = 0; i < c.n_files; i++) {
         gl_free(c.files[i].src);
+        gl_free(c.files[i].text);
+        gl_free(c.files[i].cells);
         lint_result_free(&c.lints[i]);
     }
     gl_free(c.files);

@@ -8,6 +8,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 GRADLEAK=${GRADLEAK:-build/gradleak}
 case $GRADLEAK in /*) ;; *) GRADLEAK=$PWD/$GRADLEAK ;; esac
+ROOT=$PWD
 FIX=$PWD/tests/notebook/fixtures
 T=$(mktemp -d) || exit 2
 trap 'rm -rf "$T"' EXIT INT TERM
@@ -199,6 +200,35 @@ if [ "$(stat -c %s huge.ipynb)" = $(($(stat -c %s huge.orig) + 7)) ] &&
     ok nb-5.2-huge-fix-keeps-outputs
 else
     fail nb-5.2-huge-fix-keeps-outputs "$d"
+fi
+
+# ---- nb-6: validate runs the notebook as a script (IPython lines masked), results in cells ----
+if /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
+    mkdir v && cp "$ROOT/fixtures/run/gl101_accum_then_backward.py" v/accum.py
+    python3 - v/accum.py v/accum.ipynb <<'EOF'
+import json, sys
+parts = open(sys.argv[1]).read().split("\n\n\n")
+cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# GL101 as a notebook"]},
+         {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+          "source": ["%matplotlib inline\n", "!echo setup\n", "%load_ext autoreload"]},
+         {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": ["%%bash\n", "exit 3"]}]
+for p in parts:
+    cells.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                  "source": p.strip("\n").splitlines(keepends=True)})
+nb = {"cells": cells, "metadata": {"kernelspec": {"language": "python", "name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+open(sys.argv[2], "w").write(json.dumps(nb, indent=1) + "\n")
+EOF
+    (cd v && "$GRADLEAK" validate --python /usr/bin/python3 accum.ipynb accum.py >val.txt 2>&1)
+    # the same iterations and verdict for the notebook (cell 6, line 9) as for the script (line 24)
+    nbv=$(grep '^accum.ipynb:cell 6:9 GL101 ' v/val.txt | sed 's/  */ /g' | cut -d' ' -f4- | sed 's/ [0-9.]* s$//')
+    pyv=$(grep '^accum.py:24 GL101 ' v/val.txt | sed 's/  */ /g' | cut -d' ' -f3- | sed 's/ [0-9.]* s$//')
+    if [ -n "$pyv" ] && [ "$nbv" = "$pyv" ]; then
+        ok nb-6.1-validate-notebook-as-script
+    else
+        fail nb-6.1-validate-notebook-as-script "[$nbv] vs [$pyv] $(cat v/val.txt)"
+    fi
+else
+    echo "skip nb-6.1-validate-notebook-as-script (no python3-torch)"
 fi
 
 [ "$fails" = 0 ]
