@@ -95,6 +95,8 @@ NbStatus nb_read(const char *json, size_t len, Notebook *nb, char *err, size_t e
     if (!root) root = json_loadb(json, len, JSON_ALLOW_NUL, &je); /* the error, with the file's positions */
     if (!root) {
         snprintf(err, errsz, "not a notebook: invalid JSON at line %d, column %d: %s", je.line, je.column, je.text);
+        for (char *p = err; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
         return NB_ERROR;
     }
     NbStatus st = NB_ERROR;
@@ -187,6 +189,9 @@ NbStatus nb_read(const char *json, size_t len, Notebook *nb, char *err, size_t e
     st = NB_OK;
 out:
     json_decref(root);
+    /* one line: jansson quotes the text near an error, and a language name is the file's */
+    for (char *p = err; st != NB_OK && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
     return st;
 }
 
