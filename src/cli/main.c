@@ -779,15 +779,19 @@ static int cmd_check(int argc, char **argv)
             errors++;
             continue;
         }
-        if (res.cxx == CXX_UNAVAILABLE) n_cxx_off++;
-        else if (res.notes && (res.skipped || res.syntax_error))
-            fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, res.notes);
+        Notebook nbv; /* a notebook: src is its blob; the output shows its cells' text */
+        bool is_nb = j->nb && src && nb_blob_view(src, len, &nbv) == 0;
+        if (res.cxx == CXX_UNAVAILABLE) {
+            n_cxx_off++;
+        } else if (res.notes && (res.skipped || res.syntax_error)) {
+            char *note = is_nb ? nb_rewrite_lines(nbv.cells, nbv.n_cells, res.notes) : NULL;
+            fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, note ? note : res.notes);
+            gl_free(note);
+        }
         if (res.cxx == CXX_STUB) n_cxx_stub++;
         if (res.cxx == CXX_LIBTORCH) n_cxx_real++;
         LintOptions fo = run_options(&run, j);
         if (run.proj) project_attach(run.proj, i, &fo); /* fixed files are re-linted with the others' summaries */
-        Notebook nbv; /* a notebook: src is its blob; the output shows its cells' text */
-        bool is_nb = j->nb && src && nb_blob_view(src, len, &nbv) == 0;
         if (is_nb) cli_fix_notebook(&cf, j->path, &src, &len, &res, &fo, stdout);
         else cli_fix_file(&cf, j->path, &src, &len, &res, &fo, stdout);
         if (run.proj) project_set(run.proj, i, j->path, &res);

@@ -275,6 +275,19 @@ char *nb_rewrite_lines(const NbCell *cells, uint32_t n, const char *s)
     sb_init(&sb);
     sb_append(&sb, "", 0);
     for (size_t i = 0; s[i];) {
+        /* "at 12:5" (a position: syntax errors) */
+        if (!strncmp(s + i, "at ", 3) && (i == 0 || s[i - 1] == ' ') && isdigit((unsigned char)s[i + 3])) {
+            char *end;
+            unsigned long row = strtoul(s + i + 3, &end, 10);
+            const NbCell *c = row >= 1 && row <= UINT32_MAX && *end == ':' && isdigit((unsigned char)end[1])
+                                  ? nb_cell_of_row(cells, n, (uint32_t)row - 1)
+                                  : NULL;
+            if (c) {
+                sb_printf(&sb, "at cell %u, line %lu", c->index, row - c->row);
+                i = (size_t)(end - s);
+                continue;
+            }
+        }
         if (!strncmp(s + i, "line ", 5) && (i == 0 || !isalnum((unsigned char)s[i - 1])) &&
             isdigit((unsigned char)s[i + 5])) {
             char *end;

@@ -85,6 +85,9 @@ static void test_read_map(void **state)
     char *m = nb_rewrite_lines(nb.cells, nb.n_cells, "the loop at line 4; line 1");
     assert_string_equal(m, "the loop at cell 3, line 2; cell 2, line 1");
     gl_free(m);
+    m = nb_rewrite_lines(nb.cells, nb.n_cells, "syntax error at 3:5: linted around it; at 9 o'clock");
+    assert_string_equal(m, "syntax error at cell 3, line 1:5: linted around it; at 9 o'clock");
+    gl_free(m);
 
     StrBuf blob;
     sb_init(&blob);
