@@ -82,6 +82,14 @@ static ApiEffect api_function(const char *qual)
              * torch.nn (torch.nn.functional handled above) are functions */
             const char *last = strrchr(qual, '.');
             last = last ? last + 1 : qual;
+            /* torchvision.models' builders are lowercase functions that return modules
+             * (resnet50(), detection.fasterrcnn_resnet50_fpn(), get_model()); the weight lookups
+             * (get_weight, get_model_weights, list_models) are not */
+            if (!strncmp(e->name, "torchvision.models.", 19) && last[0] >= 'a' && last[0] <= 'z')
+                return !strncmp(last, "get_weight", 10) || !strcmp(last, "get_model_weights") ||
+                               !strcmp(last, "list_models") || !strcmp(last, "get_model_builder")
+                           ? EFF_NONE
+                           : EFF_MODULE;
             if (last[0] < 'A' || last[0] > 'Z') return EFF_DIFF;
             if (e->effect == EFF_MODULE) {
                 size_t n = strlen(last);
