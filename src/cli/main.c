@@ -311,6 +311,11 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
     bool cached = false;
     if (key) {
         content = cache_hash64(code, code_len, 0); /* a notebook's code: not its outputs */
+        if (j->nb) { /* ... and where its cells end (nb_lint_displayed) */
+            Notebook nbk;
+            if (nb_blob_view(src, len, &nbk) == 0)
+                for (uint32_t k = 0; k < nbk.n_cells; k++) content = cache_hash64(&nbk.cells[k].end, 4, content);
+        }
         skey = settings_key(&o, ext_hash);
         if (engine_lang_of(j->path) == LANG_CXX) {
             /* a C++ file's results also follow its compile flags and the headers it is parsed with */
@@ -337,6 +342,8 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
             j->read_errno = -1;
             return;
         }
+        Notebook nbd;
+        if (j->nb && nb_blob_view(src, len, &nbd) == 0) nb_lint_displayed(&res, nbd.code, nbd.len, nbd.cells, nbd.n_cells);
         /* the encoding is both what waits in the spill and the blob the cache stores */
         lint_result_encode(&blob, &res);
         if (key) cache_put(run->cache, key, skey, content, code_len, blob.data, blob.len);

@@ -74,6 +74,7 @@ void cli_fix_notebook(CliFix *cf, const char *path, char **blob, size_t *len, Li
     FixOptions fo;
     fix_options_default(&fo);
     fo.unsafe = cf->unsafe;
+    fo.lint = nb_fix_lint; /* a cell's last expression is displayed, not discarded */
     FixOutcome r;
     char **texts = NULL;
     StrBuf out;
@@ -139,6 +140,7 @@ void cli_fix_notebook(CliFix *cf, const char *path, char **blob, size_t *len, Li
     memset(&left, 0, sizeof left);
     if (cli_nb_load(&nblob, &nlen, err, sizeof err) == NB_OK && nb_blob_view(nblob, nlen, &nv) == 0 &&
         engine_lint(path, nv.code, nv.len, LANG_PYTHON, o, &left) == 0) {
+        nb_lint_displayed(&left, nv.code, nv.len, nv.cells, nv.n_cells);
         gl_free(*blob);
         lint_result_free(res);
         *blob = nblob;

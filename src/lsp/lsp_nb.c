@@ -348,6 +348,7 @@ void lsp_nb_lint(LspServer *s, LspNotebook *nb)
         memset(&nb->joined->result, 0, sizeof nb->joined->result);
         arena_init(&nb->joined->result.arena);
     }
+    nb_lint_displayed(&nb->joined->result, masked, text.len, nb->map, nb->n_map);
     nb_lint_messages(&nb->joined->result, nb->map, nb->n_map);
     nb->joined->has_result = true;
     nb->joined->dirty = false;

@@ -19,6 +19,7 @@
 
 #include "base/base.h"
 #include "base/strbuf.h"
+#include "engine/engine.h"
 
 /* One code cell of a notebook, in the joined source. */
 typedef struct NbCell {
@@ -80,13 +81,20 @@ char *nb_rewrite_lines(const NbCell *cells, uint32_t n, const char *s);
 
 /* The same for every message, hint, note, trace and fix title of a lint of the joined code
  * (rewritten into the result's arena). */
-struct LintResult;
-void nb_lint_messages(struct LintResult *res, const NbCell *cells, uint32_t n);
+void nb_lint_messages(LintResult *res, const NbCell *cells, uint32_t n);
+/* IPython displays the value of a cell's last expression: a `x.cuda()` that ends a cell is shown,
+ * not discarded, so GL201 findings there are dropped (ruff's B018 makes the same exception). For a
+ * lint of the joined code (nb_lint_displayed) and, as the fix engine's lint (FixLintFn), of
+ * nb_fix_source's text (nb_fix_lint: cells end at the boundary lines). */
+void nb_lint_displayed(LintResult *res, const char *code, size_t len, const NbCell *cells, uint32_t n);
+int nb_fix_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
+                LintResult *out);
 
 /* ---- Writing edits back ----
  * --fix runs on nb_fix_source: the masked code with a boundary comment line between cells, so that
  * the fixed text splits back into its cells whatever the fixes did to the rows. */
 void nb_fix_source(const Notebook *nb, StrBuf *out);
+#define NB_FIX_BOUNDARY "# gradleak: cell boundary 6f1c2e\n"
 /* The cells' texts after fixed[0..len) (nb_fix_source's text, fixed): split at the boundaries, and
  * the masked IPython lines restored from nb->text. *texts gets nb->n_cells gl_malloc'd strings
  * (free with nb_texts_free), each as the notebook's `source` holds it (no added '\n'). Returns 0,

@@ -235,7 +235,7 @@ static void nb__escape(StrBuf *out, const char *s, size_t n, bool ascii)
 
 /* ---- the fixed code back into cells ---- */
 
-#define NB_BOUNDARY "# gradleak: cell boundary 6f1c2e\n"
+#define NB_BOUNDARY NB_FIX_BOUNDARY
 
 void nb_fix_source(const Notebook *nb, StrBuf *out)
 {

@@ -1043,7 +1043,10 @@ int val_main(int argc, char **argv, const ValHost *host)
             rc = EXIT_ERROR;
             continue;
         }
-        if (vf->cells) nb_lint_messages(&c.lints[i], vf->cells, vf->n_cells);
+        if (vf->cells) {
+            nb_lint_displayed(&c.lints[i], vf->src, vf->len, vf->cells, vf->n_cells);
+            nb_lint_messages(&c.lints[i], vf->cells, vf->n_cells);
+        }
         vf->diags = c.lints[i].diags.items;
         vf->n_diags = c.lints[i].diags.len;
     }

@@ -113,7 +113,7 @@ let nbVersion = 0;
     conn.sendNotification('notebookDocument/didChange', {
         notebookDocument: { uri: NB, version: ++nbVersion },
         change: { cells: { structure: { array: { start: 4, deleteCount: 0, cells: [{ kind: 2, document: cell(4), metadata: {} }] },
-            didOpen: [{ uri: cell(4), languageId: 'python', version: 1, text: 'x = torch.randn(3)\nx.cuda()' }] } } },
+            didOpen: [{ uri: cell(4), languageId: 'python', version: 1, text: 'x = torch.randn(3)\nx.cuda()\nprint(x)' }] } } },
     });
     p = await waitPub(cell(4), (x) => x.diagnostics.length > 0, since);
     check('nb-lsp-4.1 added cell linted', codes(p) === 'GL201@1:0', codes(p));
@@ -127,7 +127,7 @@ let nbVersion = 0;
     conn.sendNotification('notebookDocument/didChange', {
         notebookDocument: { uri: NB, version: ++nbVersion },
         change: { cells: { structure: { array: { start: 1, deleteCount: 0, cells: [{ kind: 2, document: cell(4) }] },
-            didOpen: [{ uri: cell(4), languageId: 'python', version: 1, text: 'import torch\nx = torch.randn(3)\nx.cuda()' }] } } },
+            didOpen: [{ uri: cell(4), languageId: 'python', version: 1, text: 'import torch\nx = torch.randn(3)\nx.cuda()\nprint(x)' }] } } },
     });
     p = await waitPub(cell(4), (x) => x.diagnostics.length > 0 && x.diagnostics[0].range.start.line === 2, since);
     check('nb-lsp-5.1 moved cell keeps cell-relative positions', codes(p) === 'GL201@2:0', codes(p));

@@ -118,8 +118,8 @@ if [ "$rc" = 0 ] && grep -q "Found 5 errors (5 fixed, 0 remaining)" fix.txt; the
 d=$(diff orig/magics.ipynb fx/magics.ipynb | grep '^[<>]')
 want='<     "    total += loss"
 >     "    total += loss.item()"
-<     "x.cuda()"
->     "x = x.cuda()"'
+<     "x.cuda()\n",
+>     "x = x.cuda()\n",'
 if [ "$d" = "$want" ]; then ok nb-3.3-splice-only-sources; else fail nb-3.3-splice-only-sources "$d"; fi
 if cmp -s orig/noqa.ipynb fx/noqa.ipynb; then ok nb-3.4-unfixed-byte-identical; else fail nb-3.4-unfixed-byte-identical "noqa.ipynb changed"; fi
 if grep -q '"source": "import torch' fx/string_source.ipynb && grep -q 'total += loss.item()\\n"' fx/string_source.ipynb; then
@@ -142,11 +142,11 @@ fi
 # escaping as the file escapes: an ASCII-only file (ensure_ascii) gets \u escapes, indent 2, no final newline
 python3 - <<'EOF'
 import json
-src = ["# caf\u00e9 \ud83d\ude00\n", "import torch\n", "x = torch.zeros(3)\n", "x.cuda()"]
+src = ["# caf\u00e9 \ud83d\ude00\n", "import torch\n", "x = torch.zeros(3)\n", "x.cuda()\n", "print(x)"]
 nb = {"nbformat": 4, "nbformat_minor": 4, "metadata": {"z": 1, "a": [1, 2]},
       "cells": [{"outputs": [], "source": src, "cell_type": "code", "metadata": {"tags": ["t"]}, "execution_count": None}]}
 open("ascii.ipynb", "w").write(json.dumps(nb, indent=2, ensure_ascii=True))
-nb["cells"][0]["source"] = src[:3] + ["x = x.cuda()"]
+nb["cells"][0]["source"] = src[:3] + ["x = x.cuda()\n", "print(x)"]
 open("ascii.want", "w").write(json.dumps(nb, indent=2, ensure_ascii=True))
 EOF
 "$GRADLEAK" check --no-cache --fix ascii.ipynb >/dev/null 2>&1
