@@ -31,7 +31,7 @@ typedef struct NbScan {
 } NbScan;
 
 /* Finds the cells' sources in a JSON text that jansson accepted. Iterative, any nesting depth.
- * Returns 0, or -1 when the text does not have the shape of a notebook. */
+ * Returns 0, or -1 (out then empty) when the text does not have the shape of a notebook. */
 int nb_scan(const char *json, size_t len, NbScan *out);
 void nb_scan_free(NbScan *s);
 /* Decodes the JSON string token json[start, end) (quotes included) into out. */

@@ -40,7 +40,7 @@ void nb_scan_free(NbScan *s)
     array_free(&s->skipped);
 }
 
-int nb_scan(const char *s, size_t len, NbScan *out)
+static int nb__scan(const char *s, size_t len, NbScan *out)
 {
     array_init(&out->pieces);
     array_init(&out->cells);
@@ -141,6 +141,13 @@ int nb_scan(const char *s, size_t len, NbScan *out)
             i++;
     }
     return depth == 0 ? 0 : -1;
+}
+
+int nb_scan(const char *s, size_t len, NbScan *out)
+{
+    int rc = nb__scan(s, len, out);
+    if (rc < 0) nb_scan_free(out); /* nothing to free for the caller either way */
+    return rc;
 }
 
 static uint32_t nb__hex4(const char *s)
