@@ -348,7 +348,8 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         lint_result_encode(&blob, &res);
         if (key) cache_put(run->cache, key, skey, content, code_len, blob.data, blob.len);
     }
-    if (!relint && j->src_at == SPILL_NONE && (res.diags.len || res.n_calls || run->keep_src)) {
+    /* (a notebook's notes name cells: the output needs its map) */
+    if (!relint && j->src_at == SPILL_NONE && (res.diags.len || res.n_calls || run->keep_src || (j->nb && res.notes))) {
         j->src_at = spill_put(run->spill, src, len);
         j->src_len = (uint32_t)len;
     }

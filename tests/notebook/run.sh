@@ -52,7 +52,8 @@ expect_lines nb-1.5-broken-notebooks err.txt \
     "gradleak: error: nbformat3.ipynb: nbformat 3 notebooks are not supported (gradleak reads nbformat 4): convert it with \`jupyter nbconvert --to notebook --nbformat 4\`" \
     "gradleak: error: not_notebook.ipynb: not a Jupyter notebook: the JSON has no \"cells\" list" \
     "gradleak: note: r_kernel.ipynb: the notebook's language is R, not Python: not linted" \
-    "gradleak: note: 1 notebook not linted: not Python"
+    "gradleak: note: 1 notebook not linted: not Python" \
+    "gradleak: warning: syntax_error.ipynb: syntax error at cell 3, line 3:5: linted around it"
 if [ "$rc" = 2 ]; then ok nb-1.6-exit-2-on-broken; else fail nb-1.6-exit-2-on-broken "rc=$rc"; fi
 "$GRADLEAK" check --no-cache hazard_cells.ipynb magics.ipynb >/dev/null 2>&1
 rc=$?
