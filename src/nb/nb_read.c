@@ -39,10 +39,9 @@ static const char *nb__language(json_t *root, char *out, size_t n)
 
 /* Positions of the code cells' sources in the file (for SARIF regions): where the scan agrees with
  * what jansson read. */
-static void nb__json_lines(Notebook *nb, const char *json, size_t len, json_t *cells)
+static void nb__json_lines(Notebook *nb, const NbScan *scan, json_t *cells)
 {
-    NbScan sc;
-    if (nb_scan(json, len, &sc) < 0) return;
+    const NbScan sc = *scan;
     if (sc.cells.len == json_array_size(cells)) {
         for (uint32_t k = 0; k < nb->n_cells; k++) {
             NbCell *c = &nb->cells[k];
@@ -55,19 +54,15 @@ static void nb__json_lines(Notebook *nb, const char *json, size_t len, json_t *c
             c->json_lines = follow;
         }
     }
-    nb_scan_free(&sc);
 }
 
 /* The notebook without its cells' outputs and attachments (each becomes an empty container, with
  * the line breaks it had), parsed: a notebook with 50 MB of embedded images is read in the time
  * its code takes, and the outputs are skipped, never parsed. NULL when that cannot be done. */
-static json_t *nb__load(const char *json, size_t len)
+static json_t *nb__load(const char *json, size_t len, NbScan *scan)
 {
     NbScan sc;
-    if (nb_scan(json, len, &sc) < 0) {
-        nb_scan_free(&sc);
-        return NULL;
-    }
+    if (nb_scan(json, len, &sc) < 0) return NULL;
     StrBuf lean;
     sb_init(&lean);
     size_t at = 0;
@@ -81,9 +76,10 @@ static json_t *nb__load(const char *json, size_t len)
         at = r.end;
     }
     sb_append(&lean, json + at, len - at);
-    nb_scan_free(&sc);
     json_t *root = json_loadb(lean.data, lean.len, JSON_ALLOW_NUL, NULL);
     sb_free(&lean);
+    if (root) *scan = sc; /* kept: where the sources are (nb__json_lines) */
+    else nb_scan_free(&sc);
     return root;
 }
 
@@ -91,7 +87,8 @@ NbStatus nb_read(const char *json, size_t len, Notebook *nb, char *err, size_t e
 {
     memset(nb, 0, sizeof *nb);
     json_error_t je;
-    json_t *root = nb__load(json, len);
+    NbScan scan = {0};
+    json_t *root = nb__load(json, len, &scan);
     if (!root) root = json_loadb(json, len, JSON_ALLOW_NUL, &je); /* the error, with the file's positions */
     if (!root) {
         snprintf(err, errsz, "not a notebook: invalid JSON at line %d, column %d: %s", je.line, je.column, je.text);
@@ -185,10 +182,11 @@ NbStatus nb_read(const char *json, size_t len, Notebook *nb, char *err, size_t e
         nb->n_masked += nb_mask_cell(nb->text + c->start, c->end - c->start, nb->code + c->start, &skip);
         c->skipped = skip;
     }
-    nb__json_lines(nb, json, len, cells);
+    nb__json_lines(nb, &scan, cells);
     st = NB_OK;
 out:
     json_decref(root);
+    nb_scan_free(&scan);
     /* one line: jansson quotes the text near an error, and a language name is the file's */
     for (char *p = err; st != NB_OK && *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
