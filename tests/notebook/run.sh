@@ -96,6 +96,22 @@ assert p["cell"] == 5 and p["cellLine"] == 6 and p["cellColumn"] == 5, p
 assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("hazard_cells.ipynb")
 EOF
 then ok nb-2.4-sarif-region; else fail nb-2.4-sarif-region "$(head -80 s.sarif)"; fi
+# GitHub's validator (tests/out/run.sh installs it into build/node)
+mt=${SARIF_MULTITOOL:-$ROOT/build/node/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool}
+if [ -f "$mt" ]; then
+    chmod u+x "$mt" 2>/dev/null
+    "$mt" validate --rule-kind "Gh;Sarif" --level "Error;Warning" --output v.json s.sarif >mt.log 2>&1
+    if [ -s v.json ] && python3 -c '
+import json, sys
+rep = json.load(open("v.json", encoding="utf-8-sig"))
+sys.exit(1 if any(r.get("level", "warning") in ("error", "warning") for run in rep["runs"] for r in run.get("results", [])) else 0)'; then
+        ok nb-2.4b-sarif-multitool
+    else
+        fail nb-2.4b-sarif-multitool "$(cat mt.log v.json 2>/dev/null | head -c 800)"
+    fi
+else
+    echo "skip nb-2.4b-sarif-multitool (run tests/out/run.sh first: it installs the validator)"
+fi
 "$GRADLEAK" check --no-cache --output-format github hazard_cells.ipynb >g.txt 2>/dev/null
 if grep -q "^::warning file=hazard_cells.ipynb,line=$line,col=1,endLine=$line,endColumn=1,title=GL101 tensor-accumulated-across-iterations::cell 5, line 6, column 5: " g.txt; then
     ok nb-2.5-github
