@@ -54,6 +54,8 @@ expect_lines nb-1.5-broken-notebooks err.txt \
     "gradleak: note: r_kernel.ipynb: the notebook's language is R, not Python: not linted" \
     "gradleak: note: 1 notebook not linted: not Python" \
     "gradleak: warning: syntax_error.ipynb: syntax error at cell 3, line 3:5: linted around it"
+if ! grep -q "empty\|magics\|string_source\|noqa\|hazard_cells" err.txt; then ok nb-1.5b-readable-notebooks-quiet
+else fail nb-1.5b-readable-notebooks-quiet "$(cat err.txt)"; fi
 if [ "$rc" = 2 ]; then ok nb-1.6-exit-2-on-broken; else fail nb-1.6-exit-2-on-broken "rc=$rc"; fi
 "$GRADLEAK" check --no-cache hazard_cells.ipynb magics.ipynb >/dev/null 2>&1
 rc=$?
