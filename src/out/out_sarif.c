@@ -265,7 +265,13 @@ static json_t *sarif__result(const OutFile *f, const Diag *d, json_t *artifact, 
     json_object_set_new(res, "partialFingerprints", fps);
     json_t *props = json_object();
     json_object_set_new(props, "severityClass", json_string(sarif__severity_class(d)));
-    if (d->loop_line) json_object_set_new(props, "loopLine", json_integer(d->loop_line));
+    if (d->loop_line && f->cells) { /* a notebook: the loop's line in its cell */
+        uint32_t lc = out_cell(f, d->loop_line - 1);
+        json_object_set_new(props, "loopLine", json_integer(out_file_pos(f, d->loop_line - 1, UINT32_MAX, 0).row));
+        json_object_set_new(props, "loopCell", json_integer(lc));
+    } else if (d->loop_line) {
+        json_object_set_new(props, "loopLine", json_integer(d->loop_line));
+    }
     if (d->hint) json_object_set_new(props, "hint", sarif__str(d->hint));
     if (f->cells) { /* a notebook: where in which cell */
         OutPos a = out_span_start(f, &d->span), b = out_span_end(f, &d->span);

@@ -657,7 +657,9 @@ static json_t *cli__evidence(Cli *c, const ValFinding *f)
     json_object_set_new(o, "predictedClass", json_string(f->d->growth == GROWTH_HOST ? "host" : "device"));
     json_object_set_new(o, "measuredClass", json_string(f->measured ? f->measured : "none"));
     json_object_set_new(o, "classMatches", json_boolean(f->class_match));
-    json_object_set_new(o, "loopLine", json_integer(lp->ref.line));
+    const NbCell *lc = lp->ref.line ? cli__cell(&c->files[f->file], lp->ref.line - 1) : NULL;
+    json_object_set_new(o, "loopLine", json_integer(lp->ref.line - (lc ? lc->row : 0)));
+    if (lc) json_object_set_new(o, "loopCell", json_integer(lc->index));
     if (f->metric) json_object_set_new(o, "metric", json_string(f->metric));
     for (int v = 0; v < VAL_NVARIANTS; v++) {
         const ValRunOut *r = &g->run[v];
