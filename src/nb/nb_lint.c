@@ -45,7 +45,8 @@ static void nb__drop_displayed(LintResult *res, const char *code, size_t len, co
     for (uint32_t i = 0; i < res->diags.len; i++) {
         const Diag *d = &res->diags.items[i];
         bool drop = false;
-        if (d->rule == RULE_GL201 && d->span.end <= len) {
+        /* only a top-level statement is displayed (a call in a loop at the end of a cell is not) */
+        if (d->rule == RULE_GL201 && d->span.end <= len && d->span.col == 0) {
             uint32_t k = 0;
             while (k < n && ends[k] < d->span.end) k++;
             drop = k < n && nb__rest_blank(code, d->span.end, ends[k]);
