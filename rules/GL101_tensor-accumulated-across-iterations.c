@@ -4,7 +4,11 @@
  * Flags `acc += value` and `acc = acc + value` (also `-`, `*`, `/`, and in place: `acc.add_(value)`,
  * `sub_`, `mul_`, `div_`) inside a training, evaluation or sampling loop when `acc` lives across
  * the loop's iterations and `value` carries an autograd
- * graph (it comes from a model call, a loss, a parameter or a `requires_grad` tensor).
+ * graph (it comes from a model call, a loss, a parameter or a `requires_grad` tensor). Also a call
+ * `meter.update(loss)` in such a loop on an object of a class in the file whose method adds the
+ * argument into one of its attributes (`self.sum += val * n`) without turning it into a number
+ * first: the meter is the accumulator (reported at the call; no automatic fix, the hint says what
+ * to pass). Meters of classes in other files are not followed.
  *
  * ## Why is this bad?
  * The sum is a tensor whose graph links every iteration's graph: nothing is ever freed. When the

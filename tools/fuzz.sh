@@ -22,7 +22,7 @@ if [ -z "$cc" ]; then
     cc=$(sed -n 's/^fuzz_cc = //p' build/config.ninja 2>/dev/null || true)
 fi
 [ -n "$cc" ] || cc=clang-14
-command -v "${cc%% *}" >/dev/null || { echo "fuzz: $cc not found (./configure --install-deps installs clang)" >&2; exit 2; }
+command -v "${cc%% *}" >/dev/null || { echo "fuzz: $cc not found (./configure --install-deps --with-tests installs clang)" >&2; exit 2; }
 [ -f build/config.ninja ] || { echo "fuzz: run ./configure first" >&2; exit 2; }
 
 cfg() { sed -n "s/^$1 = //p" build/config.ninja | head -n 1; }

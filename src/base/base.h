@@ -9,6 +9,9 @@
 #include <string.h>
 
 #define GL_VERSION "0.1.0"
+/* the commit and the UTC build date (build/gen/version.c, tools/gen-version.sh) */
+extern const char gl_build_commit[];
+extern const char gl_build_date[];
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define GL_MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -42,7 +42,7 @@ static const char *const usage_text =
     "  validate [PATHS]   Run the flagged loops and measure the growth (runs your code, sandboxed;\n"
     "                     see 'gradleak validate --help')\n"
     "  lsp                Run the language server on stdin/stdout (for editors; see README.md)\n"
-    "  version            Print the version\n"
+    "  version            Print the version, the commit and the build date\n"
     "  debug ir FILE      Dump the IR and the loop kinds of a file\n"
     "  debug verify FILES Check fixtures' inline `# expect:` lines against the findings\n"
     "  debug bench PATHS  Time parse-only against full lint on the same files\n"
@@ -351,6 +351,7 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         }
     }
     if (!cached) {
+        o.display_path = j->path; /* files are read by absolute path; crash reports name them as given */
         if (engine_lint(run_abs(j->path, absbuf, sizeof absbuf), code, code_len, engine_lang_of(j->path), &o, &res) < 0) {
             lint_result_free(&res);
             gl_free(key);
@@ -1323,7 +1324,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "rules")) return cmd_rules();
     if (!strcmp(cmd, "lsp")) return lsp_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-        printf("gradleak %s\n", GL_VERSION);
+        /* the first line alone is the version, as before (scripts read it) */
+        printf("gradleak %s\ncommit %s\nbuilt %s\n", GL_VERSION, gl_build_commit, gl_build_date);
         return EXIT_CLEAN;
     }
     if (!strcmp(cmd, "debug") && argc >= 3) {

@@ -409,7 +409,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
 static int engine__lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                         LintResult *out, PyTree **tree)
 {
-    gl_ctx_file(path);
+    gl_ctx_file(o && o->display_path ? o->display_path : path);
     int rc = engine__lint_file(path, src, len, lang, o, out, tree);
     gl_ctx_file(NULL);
     return rc;

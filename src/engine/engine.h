@@ -16,6 +16,8 @@ typedef struct LintOptions {
     RuleSet rules;       /* enabled rules */
     bool trace;          /* attach dataflow traces to findings */
     uint32_t max_bytes;  /* files larger than this are skipped with a note (0 = default 8 MiB) */
+    const char *display_path; /* the path as the user gave it (crash reports, the crash retry's skip
+                               * list); NULL: the path engine_lint is given */
     const char *cxx_compdb; /* C++: folder of compile_commands.json (-p); NULL = search upward */
     const char *cxx_pch_dir; /* C++: where precompiled headers are kept; NULL = a private temporary folder */
     uint32_t parse_timeout_ms; /* a parse that takes longer is abandoned with a note (0 = ENGINE_PARSE_TIMEOUT_MS) */

@@ -589,7 +589,11 @@ case_every_rule_doc() {
 }
 case_version() {
     gl version
-    [[ $RC = 0 && $OUT =~ ^gradleak\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || { fail "$1" "$(why)"; return; }
+    # "gradleak X.Y.Z" alone on the first line, then the commit and the build date (UTC)
+    [[ $RC = 0 && $OUT =~ ^gradleak\ [0-9]+\.[0-9]+\.[0-9]+$'\n'commit\ [0-9a-z.-]+$'\n'built\ [0-9]{4}-[0-9]{2}-[0-9]{2}$ ]] ||
+        { fail "$1" "$(why)"; return; }
+    [[ $OUT == *"commit unknown"* || $OUT == *"commit $(git rev-parse --short=12 HEAD 2>/dev/null)"* ]] ||
+        { fail "$1" "the commit is not this checkout's HEAD: $(why)"; return; }
     local v=$OUT
     gl --version
     [[ $RC = 0 && $OUT == "$v" ]] || { fail "$1" "--version: $(why)"; return; }

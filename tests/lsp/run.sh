@@ -4,7 +4,7 @@
 # (tests/lsp/client.js: the full message set, incremental edits, UTF-16/UTF-8 columns, pull
 # diagnostics, malformed input). Prints `ok <id>` / `FAIL <id> <why>`.
 # Env: GRADLEAK (the binary; tests/run sets it), VSCODE_JSONRPC_DIR (a node_modules folder holding
-# vscode-jsonrpc, instead of build/node, where ./configure --install-deps or this script installs it).
+# vscode-jsonrpc, instead of build/node, where ./configure --install-deps --with-tests or this script installs it).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 GL=${GRADLEAK:-$PWD/build/gradleak}
@@ -41,7 +41,7 @@ if command -v nvim >/dev/null 2>&1; then
         fail nvim-run "nvim exit $rc, $n of 6 cases ok: $(grep -av '^\(ok\|FAIL\) ' "$tmp/nvim.out" | tail -n 5 | tr '\n' ' ')"
     fi
 else
-    echo "skip nvim (Neovim is not installed: ./configure --install-deps installs Debian's neovim)"
+    echo "skip nvim (Neovim is not installed: ./configure --install-deps --with-tests installs Debian's neovim)"
 fi
 
 # ---- node + vscode-jsonrpc ----

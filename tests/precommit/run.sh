@@ -10,7 +10,7 @@ ROOT=$PWD
 GRADLEAK=${GRADLEAK:-$PWD/build/gradleak}
 case $GRADLEAK in /*) ;; *) GRADLEAK=$PWD/$GRADLEAK ;; esac
 if ! command -v pre-commit >/dev/null 2>&1; then
-    echo "skip precommit (no pre-commit: ./configure --install-deps installs Debian's)"
+    echo "skip precommit (no pre-commit: ./configure --install-deps --with-tests installs Debian's)"
     exit 0
 fi
 if ! command -v git >/dev/null 2>&1; then

@@ -96,9 +96,9 @@ for p in ${GRADLEAK_PYTHON:-} python3 /usr/bin/python3; do
 done
 if [ -z "$PY" ]; then
     if [ -n "${CI:-}${GRADLEAK_REQUIRE_TORCH:-}" ]; then
-        fail validate/torch "no Python with torch (CI must have Debian's python3-torch: ./configure --install-deps)"
+        fail validate/torch "no Python with torch (CI must have Debian's python3-torch: ./configure --install-deps --with-tests)"
     else
-        echo "note: validate/torch cases skipped: no Python with torch here (./configure --install-deps installs python3-torch)"
+        echo "note: validate/torch cases skipped: no Python with torch here (./configure --install-deps --with-tests installs python3-torch)"
     fi
     [ $nfail -eq 0 ]
     exit
@@ -352,7 +352,7 @@ if [ -n "$CHROME" ]; then
     if [ "${1:-0}" -ge 300 ] && [ "${2:-0}" -ge 300 ]; then ok validate/report-renders-charts
     else fail validate/report-renders-charts "leaky/fixed curve pixels: ${counts:-no screenshot} $(tail -2 "$T/chrome.log")"; fi
 else
-    if [ -n "${CI:-}" ]; then fail validate/report-renders-charts "no chromium (./configure --install-deps installs it)"
+    if [ -n "${CI:-}" ]; then fail validate/report-renders-charts "no chromium (./configure --install-deps --with-tests installs it)"
     else echo "note: validate/report-renders-charts skipped: no chromium"; fi
 fi
 [ $nfail -eq 0 ]

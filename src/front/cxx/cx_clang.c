@@ -46,8 +46,9 @@ static void cx__load(void)
     for (size_t i = 1; i < ARRAY_LEN(names) && !h; i++)
         if (names[i] && names[i][0]) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        cx_why = "libclang is not installed (C++ files are not linted; install libclang1-14 or libclang-dev, "
-                 "or set GRADLEAK_LIBCLANG to its path)";
+        cx_why = "libclang is not installed (C++ files are not linted; install a libclang from LLVM 11 or "
+                 "later, e.g. Debian 12's libclang1-14 or Ubuntu 24.04's libclang1-18, or set GRADLEAK_LIBCLANG "
+                 "to its path)";
         return;
     }
 #define CX_FN(ret, name, params)                                                                    \
