@@ -30,7 +30,7 @@ static bool cli_fix__has_applicable(const LintResult *res, bool unsafe)
 
 /* Replaces path's contents by buf[0..len): a temporary file in the same directory, with the
  * original's permissions, renamed over it, so a crash leaves either version, never half of one. */
-static int cli_fix__write(const char *path, const char *buf, size_t len)
+int cli_fix_write(const char *path, const char *buf, size_t len)
 {
     struct stat st;
     if (stat(path, &st) != 0) return -1;
@@ -101,7 +101,7 @@ void cli_fix_file(CliFix *cf, const char *path, char **src, size_t *len, LintRes
         fix_outcome_free(&r);
         return;
     }
-    if (cli_fix__write(path, r.src, r.len) != 0) {
+    if (cli_fix_write(path, r.src, r.len) != 0) {
         fprintf(stderr, "gradleak: error: %s: cannot write the fixed file: %s (it is unchanged)\n", path,
                 strerror(errno));
         cf->errors++;

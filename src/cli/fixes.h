@@ -25,6 +25,10 @@ bool cli_fix_flag(CliFix *cf, const char *arg);
  * the file is rewritten in place (same permissions, via a temporary file and rename) and *src,
  * *len and *res are replaced by the fixed text and what is left in it; with --diff the diff goes
  * to diff_out and nothing changes. Problems are printed to stderr and counted in cf->errors. */
+/* Replaces path's contents by buf[0..len) (a temporary file renamed over it, same permissions).
+ * Returns 0, or -1 with errno. */
+int cli_fix_write(const char *path, const char *buf, size_t len);
+
 void cli_fix_file(CliFix *cf, const char *path, char **src, size_t *len, LintResult *res, const LintOptions *o,
                   FILE *diff_out);
 

@@ -11,6 +11,7 @@
 #include "base/strbuf.h"
 #include "cache/cache.h"
 #include "cli/fixes.h"
+#include "cli/notebook.h"
 #include "cli/spill.h"
 #include "cli/walk.h"
 #include "config/config.h"
@@ -165,10 +166,15 @@ typedef struct FileJob {
     uint32_t src_len;
     uint32_t res_len;
     uint32_t rules;    /* its rules (configuration, flags, per-file-ignores): Run.rules.items[rules] */
-    int16_t read_errno; /* not linted: the read's errno, or -1 for an internal error */
+    int16_t read_errno; /* not linted: the read's errno, -1 for an internal error, or JOB_NB_* */
+    bool nb;           /* a notebook: src_at holds its blob (nb.h), or with JOB_NB_* the reason it was not linted */
     bool done;         /* linted: res_at holds its result */
     bool cached;       /* served from the cache */
 } FileJob;
+
+/* read_errno of a notebook that was not linted: its reason is in the spill at src_at. */
+#define JOB_NB_BROKEN (-2) /* not a readable nbformat 4 notebook: an error */
+#define JOB_NB_OTHER (-3)  /* a notebook of another language: a note */
 
 /* The files linted together in one run, and what they share. */
 typedef struct Run {
@@ -292,6 +298,25 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         j->read_errno = (int16_t)(errno > 0 && errno < INT16_MAX ? errno : EIO);
         return;
     }
+    /* a notebook: its code cells, joined and masked, are what is linted; the blob is what is kept */
+    const char *code = src;
+    size_t code_len = len;
+    if (nb_is_path(j->path)) {
+        char note[512];
+        NbStatus st = j->src_at != SPILL_NONE ? NB_OK : cli_nb_load(&src, &len, note, sizeof note);
+        Notebook nbv;
+        if (st == NB_OK && nb_blob_view(src, len, &nbv) < 0) st = NB_ERROR, snprintf(note, sizeof note, "internal error");
+        if (st != NB_OK) {
+            j->src_at = spill_put(run->spill, note, strlen(note));
+            j->src_len = (uint32_t)strlen(note);
+            j->read_errno = st == NB_NOT_PYTHON ? JOB_NB_OTHER : JOB_NB_BROKEN;
+            gl_free(src);
+            return;
+        }
+        j->nb = true;
+        code = nbv.code;
+        code_len = nbv.len;
+    }
     char *key = run->cache ? config_abspath(run_abs(j->path, absbuf, sizeof absbuf)) : NULL;
     uint64_t content = 0, skey = 0;
     StrBuf blob;
@@ -300,7 +325,12 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
     memset(&res, 0, sizeof res);
     bool cached = false;
     if (key) {
-        content = cache_hash64(src, len, 0);
+        content = cache_hash64(code, code_len, 0); /* a notebook's code: not its outputs */
+        if (j->nb) { /* ... and where its cells end (nb_lint_displayed) */
+            Notebook nbk;
+            if (nb_blob_view(src, len, &nbk) == 0)
+                for (uint32_t k = 0; k < nbk.n_cells; k++) content = cache_hash64(&nbk.cells[k].end, 4, content);
+        }
         skey = settings_key(&o, ext_hash);
         if (engine_lang_of(j->path) == LANG_CXX) {
             /* a C++ file's results also follow its compile flags and the headers it is parsed with */
@@ -309,7 +339,7 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
         }
         void *data;
         size_t n;
-        if (cache_get(run->cache, key, skey, content, len, &data, &n) == 1) {
+        if (cache_get(run->cache, key, skey, content, code_len, &data, &n) == 1) {
             if (lint_result_decode(data, n, &res) == 0 && engine_deps_fresh(res.deps)) {
                 /* (a C++ result stands only while the project headers it includes are unchanged) */
                 cached = true;
@@ -322,18 +352,21 @@ static void lint_job(Run *run, FileJob *j, uint32_t i, bool relint)
     }
     if (!cached) {
         o.display_path = j->path; /* files are read by absolute path; crash reports name them as given */
-        if (engine_lint(run_abs(j->path, absbuf, sizeof absbuf), src, len, engine_lang_of(j->path), &o, &res) < 0) {
+        if (engine_lint(run_abs(j->path, absbuf, sizeof absbuf), code, code_len, engine_lang_of(j->path), &o, &res) < 0) {
             lint_result_free(&res);
             gl_free(key);
             gl_free(src);
             j->read_errno = -1;
             return;
         }
+        Notebook nbd;
+        if (j->nb && nb_blob_view(src, len, &nbd) == 0) nb_lint_displayed(&res, nbd.code, nbd.len, nbd.cells, nbd.n_cells);
         /* the encoding is both what waits in the spill and the blob the cache stores */
         lint_result_encode(&blob, &res);
-        if (key) cache_put(run->cache, key, skey, content, len, blob.data, blob.len);
+        if (key) cache_put(run->cache, key, skey, content, code_len, blob.data, blob.len);
     }
-    if (!relint && j->src_at == SPILL_NONE && (res.diags.len || res.n_calls || run->keep_src)) {
+    /* (a notebook's notes name cells: the output needs its map) */
+    if (!relint && j->src_at == SPILL_NONE && (res.diags.len || res.n_calls || run->keep_src || (j->nb && res.notes))) {
         j->src_at = spill_put(run->spill, src, len);
         j->src_len = (uint32_t)len;
     }
@@ -696,7 +729,7 @@ static int cmd_check(int argc, char **argv)
     Spill *spill = spill_open();
     Run run;
     run_init(&run, jobsv, files.len, &o, cache, spill);
-    uint32_t n_cxx_off = 0, n_cxx_stub = 0, n_cxx_real = 0;
+    uint32_t n_cxx_off = 0, n_cxx_stub = 0, n_cxx_real = 0, n_nb_other = 0;
     for (uint32_t i = 0; i < files.len; i++) {
         FileJob *j = &jobsv[i];
         *j = job_new(files.items[i].path);
@@ -748,6 +781,15 @@ static int cmd_check(int argc, char **argv)
     for (uint32_t i = 0; i < nfiles; i++) {
         FileJob *j = &jobsv[i];
         bool is_cxx = engine_lang_of(j->path) == LANG_CXX;
+        if (j->read_errno == JOB_NB_BROKEN || j->read_errno == JOB_NB_OTHER) {
+            char *why = spill_get(spill, j->src_at, j->src_len);
+            if (j->read_errno == JOB_NB_OTHER) n_nb_other++;
+            else errors++;
+            fprintf(stderr, "gradleak: %s: %s: %s\n", j->read_errno == JOB_NB_OTHER ? "note" : "error", j->path,
+                    why ? why : "not linted");
+            gl_free(why);
+            continue;
+        }
         if (j->read_errno) {
             oo.not_analysed++;
             n_cxx_not_analysed += is_cxx;
@@ -776,28 +818,38 @@ static int cmd_check(int argc, char **argv)
         }
         if (res.cxx == CXX_UNAVAILABLE || res.skipped) oo.not_analysed++;
         if (is_cxx && res.skipped) n_cxx_not_analysed++;
-        if (res.cxx == CXX_UNAVAILABLE) n_cxx_off++;
-        else if (res.notes && (res.skipped || res.syntax_error))
-            fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, res.notes);
+        Notebook nbv; /* a notebook: src is its blob; the output shows its cells' text */
+        bool is_nb = j->nb && src && nb_blob_view(src, len, &nbv) == 0;
+        if (res.cxx == CXX_UNAVAILABLE) {
+            n_cxx_off++;
+        } else if (res.notes && (res.skipped || res.syntax_error)) {
+            char *note = is_nb ? nb_rewrite_lines(nbv.cells, nbv.n_cells, res.notes) : NULL;
+            fprintf(stderr, "gradleak: warning: %s: %s\n", j->path, note ? note : res.notes);
+            gl_free(note);
+        }
         if (res.cxx == CXX_STUB) n_cxx_stub++;
         if (res.cxx == CXX_LIBTORCH) n_cxx_real++;
         LintOptions fo = run_options(&run, j);
         if (run.proj) project_attach(run.proj, i, &fo); /* fixed files are re-linted with the others' summaries */
-        cli_fix_file(&cf, j->path, &src, &len, &res, &fo, stdout);
+        if (is_nb) cli_fix_notebook(&cf, j->path, &src, &len, &res, &fo, stdout);
+        else cli_fix_file(&cf, j->path, &src, &len, &res, &fo, stdout);
         if (run.proj) project_set(run.proj, i, j->path, &res);
+        if (is_nb && nb_blob_view(src, len, &nbv) == 0) nb_lint_messages(&res, nbv.cells, nbv.n_cells);
+        else is_nb = false;
         if (use_baseline) {
             /* findings the baseline covers are dropped; the rest are new */
             uint32_t keep = 0;
             for (uint32_t d = 0; d < res.diags.len; d++) {
                 Diag *dg = &res.diags.items[d];
-                char *source = baseline_source(src, len, &dg->span);
+                char *source = is_nb ? baseline_source(nbv.text, nbv.len, &dg->span) : baseline_source(src, len, &dg->span);
                 if (!baseline_match(&bl, out_rule(dg->rule)->code, j->path, source)) res.diags.items[keep++] = *dg;
                 gl_free(source);
             }
             res.diags.len = keep;
             baseline_linted(&bl, j->path);
         }
-        OutFile of = {j->path, src, len, res.diags.items, res.diags.len};
+        OutFile of = {j->path, src, len, res.diags.items, res.diags.len, NULL, 0};
+        if (is_nb) of.src = nbv.text, of.len = nbv.len, of.cells = nbv.cells, of.n_cells = nbv.n_cells;
         if (write_baseline) baseline_writer_add(&bw, &of);
         else if (os) out_stream_file(os, &of);
         nfind += res.diags.len;
@@ -817,6 +869,8 @@ static int cmd_check(int argc, char **argv)
                 force && !strcmp(force, "stub") ? "GRADLEAK_CXX_HEADERS=stub"
                                                 : "LibTorch headers not found: set LIBTORCH, or give a compile_commands.json with -p");
     }
+    if (n_nb_other)
+        fprintf(stderr, "gradleak: note: %u notebook%s not linted: not Python\n", n_nb_other, n_nb_other == 1 ? "" : "s");
     if (n_cxx_real)
         fprintf(stderr, "gradleak: note: %u C++ file%s parsed against the LibTorch headers\n", n_cxx_real,
                 n_cxx_real == 1 ? "" : "s");

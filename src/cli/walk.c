@@ -26,7 +26,7 @@ static bool walk__skip_dir(const char *name)
 static bool walk__lintable(const char *name)
 {
     /* Python, and C++ sources (LibTorch); C++ headers are linted only when named explicitly */
-    static const char *const exts[] = {".py", ".pyi", ".cpp", ".cc", ".cxx", ".cu"};
+    static const char *const exts[] = {".py", ".pyi", ".ipynb", ".cpp", ".cc", ".cxx", ".cu"};
     size_t n = strlen(name);
     for (size_t i = 0; i < ARRAY_LEN(exts); i++) {
         size_t e = strlen(exts[i]);

@@ -33,6 +33,7 @@ typedef struct LspDoc {
     bool has_result;
     bool dirty;       /* changed since the last lint */
     uint64_t result_seq; /* bumped by every lint: pull diagnostics' resultId */
+    struct LspNotebook *notebook; /* a notebook cell: linted with its notebook (lsp_nb.c); else NULL */
 } LspDoc;
 
 LspDoc *lsp_doc_new(const char *uri, const char *language, int64_t version, const char *text, size_t len);

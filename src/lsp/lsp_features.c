@@ -302,7 +302,20 @@ static json_t *lsp__fix_all_edits(LspServer *s, const LspDoc *d, uint32_t *n_fix
     FixOptions fo;
     fix_options_default(&fo);
     FixOutcome r;
-    if (fix_file(d->path, d->text.data, d->text.len, d->lang, &lo, &fo, &r) != 0) return NULL;
+    if (d->notebook) {
+        /* a notebook cell is linted with its notebook (lsp_nb.c): one pass of its findings' fixes,
+         * not fix_file's re-lints of the cell alone */
+        memset(&r, 0, sizeof r);
+        StrBuf out;
+        sb_init(&out);
+        sb_append(&out, "", 0);
+        r.applied = fix_apply_diags(d->text.data, d->text.len, d->result.diags.items, d->result.diags.len, false, -1, &out);
+        r.changed = r.applied > 0;
+        r.len = out.len;
+        r.src = sb_take(&out);
+    } else if (fix_file(d->path, d->text.data, d->text.len, d->lang, &lo, &fo, &r) != 0) {
+        return NULL;
+    }
     json_t *edits = NULL;
     if (r.reverted) {
         fprintf(stderr, "gradleak lsp: fix-all not offered for %s: %s\n", d->path, r.error);

@@ -38,6 +38,7 @@ typedef struct LspServer {
     bool watch_dynamic;   /* the client accepts a dynamic workspace/didChangeWatchedFiles registration */
     char *root;           /* workspace root folder, or NULL */
     Array(LspDoc *) docs;
+    Array(struct LspNotebook *) notebooks; /* notebook documents (lsp_nb.c); their cells are not in docs */
     uint64_t next_id;     /* ids of our requests to the client */
     Config *cfg;          /* the project's configuration files, read on demand, reloaded on change */
     char *config_error;   /* the last configuration error shown to the user, or NULL */
@@ -59,6 +60,18 @@ LspDoc *lsp_find_doc(LspServer *s, const char *uri);
 const LintOptions *lsp_options_for(LspServer *s, const LspDoc *d, LintOptions *o);
 /* Lints d if it changed. */
 void lsp_ensure_linted(LspServer *s, LspDoc *d);
+
+/* lsp_nb.c: notebook documents. clear (may be NULL) empties the client's diagnostics for a uri;
+ * publish pushes a document's. */
+typedef struct LspNotebook LspNotebook;
+void lsp_nb_did_open(LspServer *s, json_t *params);
+void lsp_nb_did_change(LspServer *s, json_t *params, void (*clear)(LspServer *, const char *uri));
+void lsp_nb_did_close(LspServer *s, json_t *params, void (*clear)(LspServer *, const char *uri));
+LspDoc *lsp_nb_find_cell(LspServer *s, const char *uri);
+void lsp_nb_lint(LspServer *s, LspNotebook *nb);
+void lsp_nb_flush(LspServer *s, void (*publish)(LspServer *, LspDoc *));
+void lsp_nb_invalidate(LspServer *s);
+void lsp_nb_free_all(LspServer *s);
 
 /* lsp_features.c: what the client sees of a lint. */
 json_t *lsp_diagnostics_json(const LspServer *s, const LspDoc *d);

@@ -76,7 +76,7 @@ LspDoc *lsp_find_doc(LspServer *s, const char *uri)
 {
     for (uint32_t i = 0; i < s->docs.len; i++)
         if (!strcmp(s->docs.items[i]->uri, uri)) return s->docs.items[i];
-    return NULL;
+    return lsp_nb_find_cell(s, uri);
 }
 
 static void lsp__notify(LspServer *s, const char *method, json_t *params);
@@ -112,6 +112,10 @@ const LintOptions *lsp_options_for(LspServer *s, const LspDoc *d, LintOptions *o
 
 void lsp_ensure_linted(LspServer *s, LspDoc *d)
 {
+    if (d->notebook) { /* a notebook cell: its notebook is linted as one module */
+        lsp_nb_lint(s, d->notebook);
+        return;
+    }
     if (!d->dirty && d->has_result) return;
     LintOptions o;
     lsp_doc_lint(d, lsp_options_for(s, d, &o));
@@ -203,6 +207,7 @@ static void lsp__flush(LspServer *s)
         lsp_ensure_linted(s, d);
         if (!s->pull) lsp__publish(s, d);
     }
+    lsp_nb_flush(s, s->pull ? NULL : lsp__publish);
 }
 
 /* ---- settings ---- */
@@ -221,6 +226,7 @@ static void lsp__settings_changed(LspServer *s)
     gl_free(s->config_error);
     s->config_error = NULL;
     for (uint32_t i = 0; i < s->docs.len; i++) lsp_doc_invalidate(s->docs.items[i]);
+    lsp_nb_invalidate(s);
     if (s->pull && s->refresh) lsp__request(s, "workspace/diagnostic/refresh", json_null());
 }
 
@@ -268,6 +274,11 @@ static json_t *h_initialize(LspServer *s, json_t *params, RpcError *e)
     json_object_set_new(c, "positionEncoding", json_string(enc_names[s->enc]));
     json_object_set_new(c, "textDocumentSync", json_pack("{s:b,s:i,s:{s:b}}", "openClose", 1, "change", 2, "save",
                                                          "includeText", 0));
+    /* notebooks (LSP 3.17): .ipynb files, their Python cells linted together (lsp_nb.c). No cell
+     * filter: markdown cells come too, so cells are numbered as `check` numbers them. */
+    json_object_set_new(c, "notebookDocumentSync",
+                        json_pack("{s:[{s:{s:s}},{s:{s:s}}],s:b}", "notebookSelector", "notebook", "pattern", "**/*.ipynb",
+                                  "notebook", "notebookType", "jupyter-notebook", "save", 1));
     json_object_set_new(c, "codeActionProvider", json_pack("{s:[s,s],s:b}", "codeActionKinds", "quickfix",
                                                            "source.fixAll.gradleak", "resolveProvider", 0));
     json_object_set_new(c, "hoverProvider", json_true());
@@ -391,6 +402,18 @@ static void n_did_close(LspServer *s, json_t *params)
     }
 }
 
+/* ---- notebooks (lsp_nb.c) ---- */
+
+static void lsp__clear(LspServer *s, const char *uri)
+{
+    if (!s->pull) lsp__notify(s, "textDocument/publishDiagnostics", json_pack("{s:s,s:[]}", "uri", uri, "diagnostics"));
+}
+
+static void n_nb_did_open(LspServer *s, json_t *params) { lsp_nb_did_open(s, params); }
+static void n_nb_did_change(LspServer *s, json_t *params) { lsp_nb_did_change(s, params, lsp__clear); }
+static void n_nb_did_save(LspServer *s, json_t *params) { GL_UNUSED(s), GL_UNUSED(params); }
+static void n_nb_did_close(LspServer *s, json_t *params) { lsp_nb_did_close(s, params, lsp__clear); }
+
 static void n_did_change_watched(LspServer *s, json_t *params)
 {
     json_t *changes = lsp_get(params, "changes", JSON_ARRAY);
@@ -459,6 +482,10 @@ static const struct {
     {"workspace/didChangeWatchedFiles", n_did_change_watched},
     {"workspace/didChangeConfiguration", n_ignored},
     {"window/workDoneProgress/cancel", n_ignored},
+    {"notebookDocument/didOpen", n_nb_did_open},
+    {"notebookDocument/didChange", n_nb_did_change},
+    {"notebookDocument/didSave", n_nb_did_save},
+    {"notebookDocument/didClose", n_nb_did_close},
 };
 
 static void lsp__handle_request(LspServer *s, json_t *id, const char *method, json_t *params)
@@ -560,6 +587,7 @@ int lsp_serve(int in_fd, int out_fd)
     memset(&s, 0, sizeof s);
     s.out_fd = out_fd;
     array_init(&s.docs);
+    array_init(&s.notebooks);
     ConfigOverrides ov;
     config_overrides_init(&ov);
     s.cfg = config_new(&ov);
@@ -584,6 +612,7 @@ int lsp_serve(int in_fd, int out_fd)
     }
     for (uint32_t i = 0; i < s.docs.len; i++) lsp_doc_free(s.docs.items[i]);
     array_free(&s.docs);
+    lsp_nb_free_all(&s);
     lsp_reader_free(&s.rd);
     gl_free(s.root);
     gl_free(s.config_error);

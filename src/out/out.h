@@ -22,6 +22,10 @@ typedef struct OutFile {
     size_t len;
     const Diag *diags;  /* sorted by position */
     uint32_t n_diags;
+    /* A notebook (src/nb): src is its code cells joined, and every position is shown relative to
+     * its cell (`nb.ipynb:cell 4:12:5`); NULL for other files. */
+    const struct NbCell *cells;
+    uint32_t n_cells;
 } OutFile;
 
 typedef struct OutOptions {
@@ -89,6 +93,12 @@ typedef struct OutPos {
  * back from off for '\n' or '\r'. Without src (or with off past its end) the column is byte_col + 1. */
 OutPos out_pos(const char *src, size_t len, uint32_t row, uint32_t off, uint32_t byte_col);
 OutPos out_span_start(const OutFile *f, const Span *s);
+/* out_pos in f: for a notebook the row is counted from the start of its cell. */
+OutPos out_file_pos(const OutFile *f, uint32_t row, uint32_t off, uint32_t byte_col);
+/* Notebooks: the 1-based index of the cell that holds 0-based row of src (0 for other files), and the
+ * line of the .ipynb file where that row's source string is (row + 1 for other files). */
+uint32_t out_cell(const OutFile *f, uint32_t row);
+uint32_t out_file_line(const OutFile *f, uint32_t row);
 OutPos out_span_end(const OutFile *f, const Span *s); /* exclusive: the column after the last char */
 
 /* The rule's registry entry; never NULL (an out-of-range id gets a placeholder "GL000" entry). */

@@ -24,6 +24,10 @@ void out_github_file(OutStream *st, const OutFile *f)
         const Diag *d = &f->diags[j];
         const RuleInfo *ri = out_rule(d->rule);
         OutPos s = out_span_start(f, &d->span), e = out_span_end(f, &d->span);
+        if (f->cells) { /* a notebook: the lines of the .ipynb, and the cell's position in the message */
+            s = (OutPos){out_file_line(f, d->span.row), 1};
+            e = (OutPos){out_file_line(f, d->span.end_row), 1};
+        }
         const char *level = d->severity == SEV_ERROR ? "error" : d->severity == SEV_WARNING ? "warning" : "notice";
         fprintf(fp, "::%s file=", level);
         gh__escape(fp, f->path, true);
@@ -32,6 +36,10 @@ void out_github_file(OutStream *st, const OutFile *f)
         fputc(' ', fp);
         gh__escape(fp, ri->name, true);
         fputs("::", fp);
+        if (f->cells) {
+            OutPos c = out_span_start(f, &d->span);
+            fprintf(fp, "cell %u, line %u, column %u: ", out_cell(f, d->span.row), c.row, c.col);
+        }
         gh__escape(fp, d->message, false);
         fputc('\n', fp);
     }

@@ -30,7 +30,7 @@ static OutPos json__offset_pos(const OutFile *f, LineIndex *li, uint32_t off)
     if (!li->starts) lineindex_build(li, f->src, f->len);
     if (off > f->len) off = (uint32_t)f->len;
     uint32_t row = lineindex_line_of(li, off);
-    return out_pos(f->src, f->len, row, off, off - li->starts[row]);
+    return out_file_pos(f, row, off, off - li->starts[row]);
 }
 
 static json_t *json__fix(const OutFile *f, LineIndex *li, const Fix *fix)
@@ -59,6 +59,8 @@ static json_t *json__diag(const OutFile *f, LineIndex *li, const Diag *d)
     json_object_set_new(o, "code", json_string(ri->code));
     json_object_set_new(o, "message", json__str(d->message ? d->message : ""));
     json_object_set_new(o, "filename", json__str(f->path));
+    /* notebooks: the cell's 1-based index among all cells, as ruff (rows are the cell's) */
+    if (f->cells) json_object_set_new(o, "cell", json_integer(out_cell(f, d->span.row)));
     json_object_set_new(o, "location", json__pos(start));
     json_object_set_new(o, "end_location", json__pos(out_span_end(f, &d->span)));
     json_object_set_new(o, "fix", json__fix(f, li, d->fix));

@@ -196,6 +196,12 @@ static json_t *sarif__region(const OutFile *f, const Span *s)
     OutPos a = out_span_start(f, s), b = out_span_end(f, s);
     if (b.row < a.row || (b.row == a.row && b.col < a.col)) b = a;
     json_t *r = json_object();
+    if (f->cells) { /* a notebook: the lines of the .ipynb where the sources are (no columns there) */
+        uint32_t la = out_file_line(f, s->row), lb = out_file_line(f, s->end_row);
+        json_object_set_new(r, "startLine", json_integer(la));
+        json_object_set_new(r, "endLine", json_integer(lb < la ? la : lb));
+        return r;
+    }
     json_object_set_new(r, "startLine", json_integer(a.row));
     json_object_set_new(r, "startColumn", json_integer(a.col));
     json_object_set_new(r, "endLine", json_integer(b.row));
@@ -259,8 +265,22 @@ static json_t *sarif__result(const OutFile *f, const Diag *d, json_t *artifact, 
     json_object_set_new(res, "partialFingerprints", fps);
     json_t *props = json_object();
     json_object_set_new(props, "severityClass", json_string(sarif__severity_class(d)));
-    if (d->loop_line) json_object_set_new(props, "loopLine", json_integer(d->loop_line));
+    if (d->loop_line && f->cells) { /* a notebook: the loop's line in its cell */
+        uint32_t lc = out_cell(f, d->loop_line - 1);
+        json_object_set_new(props, "loopLine", json_integer(out_file_pos(f, d->loop_line - 1, UINT32_MAX, 0).row));
+        json_object_set_new(props, "loopCell", json_integer(lc));
+    } else if (d->loop_line) {
+        json_object_set_new(props, "loopLine", json_integer(d->loop_line));
+    }
     if (d->hint) json_object_set_new(props, "hint", sarif__str(d->hint));
+    if (f->cells) { /* a notebook: where in which cell */
+        OutPos a = out_span_start(f, &d->span), b = out_span_end(f, &d->span);
+        json_object_set_new(props, "cell", json_integer(out_cell(f, d->span.row)));
+        json_object_set_new(props, "cellLine", json_integer(a.row));
+        json_object_set_new(props, "cellColumn", json_integer(a.col));
+        json_object_set_new(props, "cellEndLine", json_integer(b.row));
+        json_object_set_new(props, "cellEndColumn", json_integer(b.col));
+    }
     if (extra_props) {
         json_error_t err;
         json_t *extra = json_loads(extra_props, 0, &err);

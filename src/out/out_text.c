@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "base/array.h"
 #include "base/strbuf.h"
+#include "nb/nb.h"
 #include "out/out_int.h"
 
 /* ---- shared helpers ---- */
@@ -123,14 +124,36 @@ OutPos out_pos(const char *src, size_t len, uint32_t row, uint32_t off, uint32_t
     return p;
 }
 
+OutPos out_file_pos(const OutFile *f, uint32_t row, uint32_t off, uint32_t byte_col)
+{
+    OutPos p = out_pos(f->src, f->len, row, off, byte_col);
+    const NbCell *c = f->cells ? nb_cell_of_row(f->cells, f->n_cells, row) : NULL;
+    if (c && row >= c->row) p.row -= c->row;
+    return p;
+}
+
+uint32_t out_cell(const OutFile *f, uint32_t row)
+{
+    const NbCell *c = f->cells ? nb_cell_of_row(f->cells, f->n_cells, row) : NULL;
+    return c ? c->index : 0;
+}
+
+uint32_t out_file_line(const OutFile *f, uint32_t row)
+{
+    const NbCell *c = f->cells ? nb_cell_of_row(f->cells, f->n_cells, row) : NULL;
+    if (!f->cells) return row + 1;
+    if (!c || !c->json_line) return 1;
+    return c->json_lines && row >= c->row ? c->json_line + (row - c->row) : c->json_line;
+}
+
 OutPos out_span_start(const OutFile *f, const Span *s)
 {
-    return out_pos(f->src, f->len, s->row, s->start, s->col);
+    return out_file_pos(f, s->row, s->start, s->col);
 }
 
 OutPos out_span_end(const OutFile *f, const Span *s)
 {
-    return out_pos(f->src, f->len, s->end_row, s->end, s->end_col);
+    return out_file_pos(f, s->end_row, s->end, s->end_col);
 }
 
 const RuleInfo *out_rule(int rule)
@@ -296,6 +319,9 @@ static void text__frame(FILE *fp, const TextStyle *st, const OutFile *f, const D
     uint32_t len = (uint32_t)GL_MIN(f->len, (size_t)UINT32_MAX);
     uint32_t start = d->span.start, end = GL_MAX(d->span.end, d->span.start);
     if (!src || start > len || end > len) return;
+    /* a notebook's frame shows only the finding's cell */
+    const NbCell *cell = f->cells ? nb_cell_of_row(f->cells, f->n_cells, d->span.row) : NULL;
+    uint32_t cell_lo = cell ? cell->start : 0, cell_hi = cell ? GL_MIN(cell->end, len) : len;
 
     Array(TextLine) lines;
     array_init(&lines);
@@ -305,10 +331,10 @@ static void text__frame(FILE *fp, const TextStyle *st, const OutFile *f, const D
         l = text__line_from(src, len, l.next);
         array_push(&lines, l);
     }
-    uint32_t first_row = d->span.row + 1, last_row = first_row + lines.len - 1;
+    uint32_t first_row = out_span_start(f, &d->span).row, last_row = first_row + lines.len - 1;
     TextLine before, after = text__line_from(src, len, lines.items[lines.len - 1].next);
-    bool has_before = text__prev_line(src, len, lines.items[0].start, &before);
-    bool has_after = lines.items[lines.len - 1].next < len;
+    bool has_before = lines.items[0].start > cell_lo && text__prev_line(src, len, lines.items[0].start, &before);
+    bool has_after = lines.items[lines.len - 1].next < cell_hi;
     uint32_t w = text__digits(last_row + (has_after ? 1 : 0));
     const char *mark = text__sev_style(st, d->severity);
 
@@ -354,6 +380,7 @@ static void text__header(FILE *fp, const TextStyle *st, const OutFile *f, const 
     OutPos p = out_span_start(f, &d->span);
     fputs(st->bold, fp);
     text__put_oneline(fp, f->path);
+    if (f->cells) fprintf(fp, ":cell %u", out_cell(f, d->span.row));
     fprintf(fp, "%s:%u:%u: %s%s%s ", st->reset, p.row, p.col, text__sev_style(st, d->severity),
             out_rule(d->rule)->code, st->reset);
     if (o->show_fix_hints && d->fix && (d->fix->safety == FIX_SAFE || o->unsafe_fixes))
@@ -409,8 +436,12 @@ void out_text_file(OutStream *s, const OutFile *f, bool concise)
         if (help) fprintf(fp, "  = %shelp%s: %s\n", st->help, st->reset, help);
         for (uint32_t k = 0; k < d->n_related; k++) {
             const Related *r = &d->related[k];
-            fprintf(fp, "  = %snote%s: line %u: %s\n", st->help, st->reset, r->span.row + 1,
-                    r->message ? r->message : "");
+            if (f->cells)
+                fprintf(fp, "  = %snote%s: cell %u, line %u: %s\n", st->help, st->reset, out_cell(f, r->span.row),
+                        out_span_start(f, &r->span).row, r->message ? r->message : "");
+            else
+                fprintf(fp, "  = %snote%s: line %u: %s\n", st->help, st->reset, r->span.row + 1,
+                        r->message ? r->message : "");
         }
         /* --trace: the dataflow facts behind the finding, one per line */
         for (const char *t = d->trace; t && *t;) {

@@ -18,6 +18,7 @@
 #include "engine/fix.h"
 #include "engine/project.h"
 #include "out/out.h"
+#include "nb/nb.h"
 #include "validate/val_env.h"
 #include "validate/val_fs.h"
 #include "validate/val_nvml.h"
@@ -708,6 +709,37 @@ static void cli__group(Cli *c)
     }
 }
 
+/* A notebook runs as a script: its code cells in order, with the IPython-only lines and the
+ * %%bash-style cells masked into no-ops (src/nb). The script is what is linted, instrumented and
+ * served for the notebook's path (`python -m gradleak_harness nb.ipynb`); results map back to cells.
+ * Returns 0, or -1 after printing why it cannot be read. */
+static int cli__notebook(ValFile *vf)
+{
+    Notebook nb;
+    char err[512];
+    NbStatus st = nb_read(vf->src, vf->len, &nb, err, sizeof err);
+    if (st != NB_OK) {
+        fprintf(stderr, "gradleak: %s: %s: %s\n", st == NB_NOT_PYTHON ? "note" : "error", vf->path, err);
+        gl_free(vf->src);
+        vf->src = gl_strdup("");
+        vf->len = 0;
+        return st == NB_NOT_PYTHON ? 0 : -1;
+    }
+    gl_free(vf->src);
+    vf->src = nb.code, vf->len = nb.len, vf->text = nb.text, vf->cells = nb.cells, vf->n_cells = nb.n_cells;
+    return 0;
+}
+
+/* File i's findings after a lint of it: a notebook drops those on a displayed last expression
+ * (nb_lint_displayed). */
+static void cli__linted(Cli *c, uint32_t i)
+{
+    ValFile *vf = &c->files[i];
+    if (vf->cells) nb_lint_displayed(&c->lints[i], vf->src, vf->len, vf->cells, vf->n_cells);
+    vf->diags = c->lints[i].diags.items;
+    vf->n_diags = c->lints[i].diags.len;
+}
+
 /* The files linted together as `check` lints them (engine/project.h): the run's files, then the
  * helpers they import from files not given (for their summaries only), then the rounds that carry
  * each file's function summaries to the files that call them. A file linted again replaces its
@@ -786,8 +818,7 @@ static void cli__lint_project(Cli *c, const LintOptions *lo)
             if (i < c->n_files) {
                 lint_result_free(&c->lints[i]);
                 c->lints[i] = again[m];
-                c->files[i].diags = c->lints[i].diags.items;
-                c->files[i].n_diags = c->lints[i].diags.len;
+                cli__linted(c, i);
             } else {
                 lint_result_free(&again[m]);
             }
@@ -924,18 +955,23 @@ int val_main(int argc, char **argv, const ValHost *host)
             rc = EXIT_ERROR;
             continue;
         }
+        if (nb_is_path(vf->path) && cli__notebook(vf) != 0) {
+            rc = EXIT_ERROR;
+            continue;
+        }
         if (engine_lint(vf->path, vf->src, vf->len, LANG_PYTHON, &lo, &c.lints[i]) < 0) {
             fprintf(stderr, "gradleak: error: %s: internal error while linting (this is a bug in gradleak " GL_VERSION ")\n",
                     vf->path);
             rc = EXIT_ERROR;
             continue;
         }
-        vf->diags = c.lints[i].diags.items;
-        vf->n_diags = c.lints[i].diags.len;
+        cli__linted(&c, i);
     }
     gl_free(names);
     if (rc) goto done;
     cli__lint_project(&c, &lo);
+    for (uint32_t i = 0; i < c.n_files; i++) /* a notebook's messages name cells ('cell 3, line 2') */
+        if (c.files[i].cells) nb_lint_messages(&c.lints[i], c.files[i].cells, c.files[i].n_cells);
 
     cli__group(&c);
     if (c.plan) {
@@ -1025,6 +1061,8 @@ done:
     }
     for (uint32_t i = 0; i < c.n_files; i++) {
         gl_free(c.files[i].src);
+        gl_free(c.files[i].text);
+        gl_free(c.files[i].cells);
         lint_result_free(&c.lints[i]);
     }
     gl_free(c.files);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "base/strbuf.h"
 #include "cache/history.h"
+#include "nb/nb.h"
 #include "validate/val_cli.h"
 
 
@@ -13,6 +14,20 @@ static void out__pad(FILE *fp, const char *s, int width)
     int n = (int)utf8_count(s, strlen(s));
     fputs(s, fp);
     for (; n < width; n++) fputc(' ', fp);
+}
+
+/* A notebook's cell that holds row, or NULL (not a notebook). */
+static const NbCell *out__cell(const ValFile *vf, uint32_t row)
+{
+    return vf->cells ? nb_cell_of_row(vf->cells, vf->n_cells, row) : NULL;
+}
+
+/* A 1-based line of file vf as JSON: "line", and in a notebook the cell's line and "cell". */
+static void out__line(json_t *o, const char *key, const char *cell_key, const ValFile *vf, uint32_t line)
+{
+    const NbCell *cell = line ? out__cell(vf, line - 1) : NULL;
+    json_object_set_new(o, key, json_integer(line - (cell ? cell->row : 0)));
+    if (cell) json_object_set_new(o, cell_key, json_integer(cell->index));
 }
 
 /* A run's measure for the table: "+4.2 MB/it (r2 1.00)" (slope) or "peak 310 MB" (peak). */
@@ -62,8 +77,13 @@ void val_out_table(Cli *c, FILE *fp)
         ValGroup *g = &c->groups.items[f->group];
         const ValLoop *lp = &g->loops.items[f->loop];
         char where[512], iters[32], lk[64], fx[48], cls[48], t[32];
-        snprintf(where, sizeof where, "%s:%u %s", c->files[f->file].path, f->d->span.row + 1,
-                 rule_info((RuleId)f->d->rule)->code);
+        const NbCell *cell = out__cell(&c->files[f->file], f->d->span.row);
+        if (cell)
+            snprintf(where, sizeof where, "%s:cell %u:%u %s", c->files[f->file].path, cell->index,
+                     f->d->span.row - cell->row + 1, rule_info((RuleId)f->d->rule)->code);
+        else
+            snprintf(where, sizeof where, "%s:%u %s", c->files[f->file].path, f->d->span.row + 1,
+                     rule_info((RuleId)f->d->rule)->code);
         uint32_t nl = g->run[VAL_LEAKY].loops ? g->run[VAL_LEAKY].loops[lp->k].t.len : 0;
         uint32_t nf = g->run[VAL_FIXED].loops ? g->run[VAL_FIXED].loops[lp->k].t.len : 0;
         if (g->run[VAL_FIXED].attempted) snprintf(iters, sizeof iters, "%u/%u", nl, nf);
@@ -110,12 +130,12 @@ static json_t *out__evidence(Cli *c, const ValFinding *f)
     json_object_set_new(o, "predictedClass", json_string(f->d->growth == GROWTH_HOST ? "host" : "device"));
     json_object_set_new(o, "measuredClass", json_string(f->measured ? f->measured : "none"));
     json_object_set_new(o, "classMatches", json_boolean(f->class_match));
-    json_object_set_new(o, "loopLine", json_integer(lp->ref.line));
+    out__line(o, "loopLine", "loopCell", &c->files[lp->file], lp->ref.line);
     json_object_set_new(o, "measure", json_string(f->measure == VAL_MEASURE_PEAK ? "peak" : "slope"));
     json_t *at = json_object();
     json_object_set_new(at, "kind", json_string(lp->ref.is_func ? "calls" : lp->drive.kind == VAL_DRIVE_NONE ? "none" : "loop"));
     json_object_set_new(at, "path", json_string(c->files[lp->file].path));
-    json_object_set_new(at, "line", json_integer(lp->ref.line));
+    out__line(at, "line", "cell", &c->files[lp->file], lp->ref.line);
     if (lp->drive.func) json_object_set_new(at, "function", json_string(lp->drive.func));
     if (lp->drive.calls) json_object_set_new(at, "calls", json_string(lp->drive.calls));
     if (lp->where) json_object_set_new(at, "text", json_string(lp->where));
@@ -123,7 +143,7 @@ static json_t *out__evidence(Cli *c, const ValFinding *f)
     for (uint32_t k = 0; k < lp->drive.n_path; k++) {
         json_t *h = json_object();
         json_object_set_new(h, "path", json_string(c->files[lp->drive.path[k].file].path));
-        json_object_set_new(h, "line", json_integer(lp->drive.path[k].line));
+        out__line(h, "line", "cell", &c->files[lp->drive.path[k].file], lp->drive.path[k].line);
         if (lp->drive.path[k].callee) json_object_set_new(h, "calls", json_string(lp->drive.path[k].callee));
         json_array_append_new(path, h);
     }
@@ -176,7 +196,7 @@ int val_out_json(Cli *c, FILE *fp)
         const ValFinding *f = &c->findings.items[i];
         json_t *o = out__evidence(c, f);
         json_object_set_new(o, "path", json_string(c->files[f->file].path));
-        json_object_set_new(o, "line", json_integer(f->d->span.row + 1));
+        out__line(o, "line", "cell", &c->files[f->file], f->d->span.row + 1);
         json_object_set_new(o, "code", json_string(rule_info((RuleId)f->d->rule)->code));
         json_object_set_new(o, "message", json_string(f->d->message));
         json_array_append_new(arr, o);
@@ -193,8 +213,10 @@ int val_out_sarif(Cli *c, FILE *fp)
     char ***props = gl_calloc(c->n_files + 1, sizeof *props);
     for (uint32_t i = 0; i < c->n_files; i++) {
         of[i].path = c->files[i].path;
-        of[i].src = c->files[i].src;
+        of[i].src = c->files[i].text ? c->files[i].text : c->files[i].src; /* a notebook: its cells as written */
         of[i].len = c->files[i].len;
+        of[i].cells = c->files[i].cells;
+        of[i].n_cells = c->files[i].n_cells;
         of[i].diags = c->files[i].diags;
         of[i].n_diags = c->files[i].n_diags;
         props[i] = gl_calloc(c->files[i].n_diags + 1, sizeof(char *));

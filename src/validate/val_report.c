@@ -111,7 +111,7 @@ static void rpt__code(FILE *fp, const ValFile *vf, const ValFinding *f, uint32_t
     if (to - from > 40) from = flag - 20, to = flag + 3;
     fputs("<pre class=\"code\">", fp);
     uint32_t line = 1;
-    const char *p = vf->src, *end = vf->src + vf->len;
+    const char *p = vf->text ? vf->text : vf->src, *end = p + vf->len; /* a notebook: its cells as written */
     while (p < end && line <= to) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;

@@ -79,6 +79,11 @@ typedef struct ValFile {
     size_t len;
     const Diag *diags;  /* all findings of the file (lint result owned by the runner) */
     uint32_t n_diags;
+    /* A notebook: src is its code cells joined and masked (src/nb), which is the script that runs;
+     * text the cells as written, cells the map back (results are shown in cells). Else NULL. */
+    char *text;
+    struct NbCell *cells;
+    uint32_t n_cells;
 } ValFile;
 
 typedef struct ValLoop {

@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     if (d->fix->edits[k].start > d->fix->edits[k].end || d->fix->edits[k].end > size)
                         fuzz__fail("fix edit outside the file", d);
         }
-        OutFile f = {"fuzz.py", (const char *)data, size, r.diags.items, r.diags.len};
+        OutFile f = {"fuzz.py", (const char *)data, size, r.diags.items, r.diags.len, NULL, 0};
         OutOptions oo;
         memset(&oo, 0, sizeof oo);
         oo.color = o.trace;

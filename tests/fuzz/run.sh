@@ -41,6 +41,21 @@ for f in tests/fuzz/regress/fix/*; do
         echo "ok $id"
     fi
 done
+# notebook inputs: `check --fix --unsafe-fixes` on a copy; a broken notebook is exit 2 with one line,
+# never a signal or "bug in gradleak"
+for f in tests/fuzz/regress/nb/*; do
+    [ -f "$f" ] || continue
+    id=fuzz-regress/nb/${f##*/}
+    cp "$f" "$T/input.ipynb"
+    timeout 60 "$GRADLEAK" check --no-cache --isolated --fix --unsafe-fixes "$T/input.ipynb" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    if [ "$rc" -gt 2 ] || grep -q 'bug in gradleak' "$T/err" || [ "$(grep -c . "$T/err")" -gt 3 ]; then
+        echo "FAIL $id exit $rc: $(head -c 300 "$T/err")"
+        fails=$((fails + 1))
+    else
+        echo "ok $id"
+    fi
+done
 for f in tests/fuzz/regress/cxx/*; do
     [ -f "$f" ] || continue
     id=fuzz-regress/cxx/${f##*/}

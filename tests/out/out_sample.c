@@ -74,8 +74,8 @@ int main(int argc, char **argv)
     eval[1] = (Diag){RULE_GL302, SEV_WARNING, GROWTH_HOST, sample_span(SRC_EVAL, "gc.collect()", 0),
                      "gc.collect() runs every step", NULL, NULL, 0, NULL, NULL, 1};
     OutFile files[] = {
-        {"sample/eval loop.py", SRC_EVAL, sizeof SRC_EVAL - 1, eval, 2},
-        {"sample/train.py", SRC_TRAIN, sizeof SRC_TRAIN - 1, train, 5},
+        {"sample/eval loop.py", SRC_EVAL, sizeof SRC_EVAL - 1, eval, 2, NULL, 0},
+        {"sample/train.py", SRC_TRAIN, sizeof SRC_TRAIN - 1, train, 5, NULL, 0},
     };
     OutOptions o;
     memset(&o, 0, sizeof o);

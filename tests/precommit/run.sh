@@ -91,7 +91,7 @@ try_repo excl
 if [ $RC = 0 ] && [[ $OUT == *"Passed"* ]] && [[ $OUT != *"GL101"* ]]; then ok precommit-3-force-exclude
 else fail precommit-3-force-exclude "rc=$RC: ${OUT:0:800}"; fi
 
-# precommit-4: the same hazard in a .txt file is not the hook's business (types_or: python, pyi)
+# precommit-4: the same hazard in a .txt file is not the hook's business (types_or: python, pyi, jupyter)
 mkdir -p "$T/txt"
 printf '%s' "$clean" >"$T/txt/train.py"
 printf '%s' "$hazard" >"$T/txt/train.txt"
@@ -101,9 +101,25 @@ if [ $RC = 0 ]; then ok precommit-4-types; else fail precommit-4-types "rc=$RC: 
 
 # precommit-5: the manifest has the fields the issue fixes (and that Debian's 3.0.4 accepts)
 m=$(cat "$ROOT/.pre-commit-hooks.yaml")
-if [[ $m == *"id: gradleak"* && $m == *"language: system"* && $m == *"types_or: [python, pyi]"* &&
+if [[ $m == *"id: gradleak"* && $m == *"language: system"* && $m == *"types_or: [python, pyi, jupyter]"* &&
     $m == *"require_serial: true"* && $m == *"entry: gradleak check --force-exclude"* ]]; then
     ok precommit-5-manifest
 else fail precommit-5-manifest "unexpected .pre-commit-hooks.yaml"; fi
+
+# precommit-6: a notebook is linted (types_or: jupyter); the finding is shown in its cell
+mkdir -p "$T/nb"
+printf '%s' "$clean" >"$T/nb/train.py"
+python3 - "$T/nb/eval.ipynb" "$hazard" <<'EOF'
+import json, sys
+src = sys.argv[2].splitlines(keepends=True)
+nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# eval"]},
+                {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": ["%matplotlib inline\n"] + src}],
+      "metadata": {"kernelspec": {"language": "python", "name": "python3", "display_name": "Python 3"}}, "nbformat": 4, "nbformat_minor": 5}
+open(sys.argv[1], "w").write(json.dumps(nb, indent=1) + "\n")
+EOF
+commit_all nb
+try_repo nb
+if [ $RC = 1 ] && [[ $OUT == *"Failed"* ]] && [[ $OUT == *"eval.ipynb:cell 2:9:9: GL101"* ]]; then ok precommit-6-notebook
+else fail precommit-6-notebook "rc=$RC: ${OUT:0:800}"; fi
 
 [ "$fails" = 0 ]

@@ -43,7 +43,7 @@ static Diag diag(int rule, Severity sev, Span s, const char *msg)
 
 static OutFile file(const char *path, const char *src, const Diag *d, uint32_t n)
 {
-    OutFile f = {path, src, src ? strlen(src) : 0, d, n};
+    OutFile f = {path, src, src ? strlen(src) : 0, d, n, NULL, 0};
     return f;
 }
 
