@@ -652,7 +652,11 @@ static void cli__group(Cli *c)
                 lp.k = g->loops.len;
                 lp.ref = dr.ref;
                 lp.drive = dr;
-                const char *where = arena_printf(a, "%s:%u", c->files[dr.file].path, dr.ref.line);
+                /* a notebook's loop is named by its cell, as every other location is */
+                const ValFile *dvf = &c->files[dr.file];
+                const NbCell *dcell = dvf->cells && dr.ref.line ? nb_cell_of_row(dvf->cells, dvf->n_cells, dr.ref.line - 1) : NULL;
+                const char *where = dcell ? arena_printf(a, "%s:cell %u:%u", dvf->path, dcell->index, dr.ref.line - dcell->row)
+                                          : arena_printf(a, "%s:%u", dvf->path, dr.ref.line);
                 if (dr.kind == VAL_DRIVE_NONE) {
                     lp.error = dr.why ? dr.why : "nothing repeats the flagged line";
                     lp.static_error = true;
