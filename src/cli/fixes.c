@@ -80,6 +80,11 @@ void cli_fix_file(CliFix *cf, const char *path, char **src, size_t *len, LintRes
         fix_outcome_free(&r);
         return;
     }
+    if (r.declined) {
+        fprintf(stderr, "gradleak: warning: %s: %s\n", path, r.error);
+        fix_outcome_free(&r);
+        return;
+    }
     if (r.dropped)
         fprintf(stderr, "gradleak: warning: %s: %s%s\n", path, r.error,
                 r.dropped > 1 ? arena_printf(&r.lint.arena, " (and %u more)", r.dropped - 1) : "");

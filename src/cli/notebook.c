@@ -90,6 +90,10 @@ void cli_fix_notebook(CliFix *cf, const char *path, char **blob, size_t *len, Li
         cf->errors++;
         goto done;
     }
+    if (r.declined) {
+        fprintf(stderr, "gradleak: warning: %s: %s\n", path, r.error);
+        goto done;
+    }
     if (r.capped)
         fprintf(stderr, "gradleak: warning: %s: fixes still applied after %d passes; stopped (run again to continue)\n",
                 path, FIX_MAX_PASSES);

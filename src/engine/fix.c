@@ -255,16 +255,25 @@ int fix_file(const char *path, const char *src, size_t len, SourceLang lang, con
         if (after.n_syntax_errors > base_errors) {
             char which[128];
             fix__rules_of(&cur, &fo, which, sizeof which);
-            snprintf(out->error, sizeof out->error,
-                     "a fix (%s) introduced a syntax error; reverting all changes. This is a bug in gradleak "
-                     GL_VERSION ": please report it with the file",
-                     which[0] ? which : "?");
+            if (base_errors)
+                /* the parser's recovery around an existing error is not stable under edits: the
+                 * fixed text parsing with more errors says nothing about the fix */
+                snprintf(out->error, sizeof out->error,
+                         "fixes (%s) not applied: the file has a syntax error, and the fixed text would "
+                         "parse differently around it; fix the syntax error first",
+                         which[0] ? which : "?");
+            else
+                snprintf(out->error, sizeof out->error,
+                         "a fix (%s) introduced a syntax error; reverting all changes. This is a bug in gradleak "
+                         GL_VERSION ": please report it with the file",
+                         which[0] ? which : "?");
             lint_result_free(&after);
             lint_result_free(&cur);
             sb_free(&now);
             sb_free(&next);
             fix__free_keys(&bad);
-            out->reverted = true;
+            out->reverted = base_errors == 0;
+            out->declined = base_errors != 0;
             out->applied = 0;
             out->passes = 0;
             memset(out->n_rules_fixed, 0, sizeof out->n_rules_fixed);

@@ -6,14 +6,16 @@
  * - fixes never overlap: a fix whose edits touch an accepted fix's range waits for the next pass;
  * - passes repeat (lint, apply) until no applicable fix is left, at most FIX_MAX_PASSES times;
  * - if a pass leaves more syntax errors than the input had, every change is reverted and the
- *   outcome says so (the fix is a bug in gradleak, not in the user's code).
+ *   outcome says so: `reverted` when the input parsed cleanly (the fix is a bug in gradleak, not
+ *   in the user's code), `declined` when the input already had a syntax error (the parser's
+ *   recovery around it moves under edits, so the user is asked to fix the syntax first).
  *
  * Typical use (a whole file, as `check --fix` does):
  *
  *     FixOptions fo = {.unsafe = false};
  *     FixOutcome r;
  *     if (fix_file(path, src, len, LANG_PYTHON, &lint_opts, &fo, &r) == 0) {
- *         if (r.reverted) report(r.error);
+ *         if (r.reverted || r.declined) report(r.error);
  *         else if (r.changed) write(r.src, r.len);   // r.lint = the findings left in r.src
  *         fix_outcome_free(&r);
  *     }
@@ -69,7 +71,9 @@ typedef struct FixOutcome {
     uint32_t passes;   /* passes that applied something */
     uint32_t n_rules_fixed[RULE_COUNT]; /* applied fixes per rule (all 0 after a revert) */
     bool changed;      /* src differs from the input */
-    bool reverted;     /* a pass broke the syntax: everything was undone; see error */
+    bool reverted;     /* a pass broke the syntax: everything was undone (a bug); see error */
+    bool declined;     /* the input had a syntax error and a pass parsed with more: everything
+                        * was undone, and error says to fix the syntax first (not a bug) */
     bool capped;       /* stopped after max_passes with fixes still applicable */
     char error[256];   /* why it was reverted ("" otherwise); C++: the first fix dropped */
     uint32_t dropped;  /* C++: fixes not applied because the file no longer parsed with them (a

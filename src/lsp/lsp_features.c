@@ -317,7 +317,7 @@ static json_t *lsp__fix_all_edits(LspServer *s, const LspDoc *d, uint32_t *n_fix
         return NULL;
     }
     json_t *edits = NULL;
-    if (r.reverted) {
+    if (r.reverted || r.declined) {
         fprintf(stderr, "gradleak lsp: fix-all not offered for %s: %s\n", d->path, r.error);
     } else if (r.changed) {
         const char *a = d->text.data, *b = r.src;

@@ -184,6 +184,29 @@ static void file_revert_on_syntax_error(void **state)
     fix_outcome_free(&r);
 }
 
+/* the input already has a syntax error: a pass that parses with more is declined (everything
+ * undone, the user asked to fix the syntax first), not reported as a bug in gradleak */
+static void file_declined_when_input_broken(void **state)
+{
+    (void)state;
+    LintOptions lo;
+    lint_options_default(&lo);
+    FixOptions fo;
+    fix_options_default(&fo);
+    fo.lint = fake_lint;
+    const char *src = "def g(:\n    pass\nBREAK\n";
+    FixOutcome r;
+    assert_int_equal(fix_file("t.py", src, strlen(src), LANG_PYTHON, &lo, &fo, &r), 0);
+    assert_false(r.reverted);
+    assert_true(r.declined);
+    assert_false(r.changed);
+    assert_int_equal(r.applied, 0);
+    assert_memory_equal(r.src, src, strlen(src));
+    assert_non_null(strstr(r.error, "fix the syntax error first"));
+    assert_null(strstr(r.error, "bug"));
+    fix_outcome_free(&r);
+}
+
 /* ---- real rules: GL104's wrap keeps every byte outside its edits ---- */
 
 static void gl104_wrap_bom_crlf_tabs_strings(void **state)
@@ -319,6 +342,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(apply_duplicate_once_multi_edit, count_alloc_setup, count_alloc_teardown),
         cmocka_unit_test_setup_teardown(file_fixed_point_and_cap, count_alloc_setup, count_alloc_teardown),
         cmocka_unit_test_setup_teardown(file_revert_on_syntax_error, count_alloc_setup, count_alloc_teardown),
+        cmocka_unit_test_setup_teardown(file_declined_when_input_broken, count_alloc_setup, count_alloc_teardown),
         cmocka_unit_test_setup_teardown(gl104_wrap_bom_crlf_tabs_strings, count_alloc_setup, count_alloc_teardown),
         cmocka_unit_test_setup_teardown(gl104_unsafe_when_returned, count_alloc_setup, count_alloc_teardown),
         cmocka_unit_test_setup_teardown(udiff_hunks, count_alloc_setup, count_alloc_teardown),
