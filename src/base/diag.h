@@ -4,6 +4,7 @@
 
 #include "base/base.h"
 #include "base/array.h"
+#include "base/rule_catalog.h"
 
 /* A source range. Rows are 0-based; columns are 0-based BYTE offsets within the row. Output layers
  * convert columns to what their consumer wants (code points for the CLI and JSON, UTF-16 for LSP). */
@@ -12,12 +13,6 @@ typedef struct Span {
     uint32_t row, col;         /* start position */
     uint32_t end_row, end_col; /* end position (exclusive column) */
 } Span;
-
-typedef enum Severity {
-    SEV_ERROR,   /* device memory grows every iteration, or the code is broken */
-    SEV_WARNING, /* host-side growth, slowdown, or no effect */
-    SEV_INFO,
-} Severity;
 
 /* A location on the dataflow path behind a finding, with what happens there. */
 typedef struct Related {
@@ -44,7 +39,7 @@ typedef struct Fix {
 typedef enum GrowthClass { GROWTH_NONE, GROWTH_DEVICE, GROWTH_HOST } GrowthClass;
 
 typedef struct Diag {
-    int rule;            /* RuleId from rules/rules.def */
+    RuleId rule;
     Severity severity;
     GrowthClass growth;
     Span span;

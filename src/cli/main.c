@@ -977,8 +977,9 @@ static int cmd_rule(int argc, char **argv)
         fprintf(stderr, "gradleak: error: unknown rule '%s' (see 'gradleak rules')\n", argv[0]);
         return EXIT_ERROR;
     }
-    printf("# %s %s\n\n%s\n\n%s", ri->code, ri->name, ri->summary, ri->doc && ri->doc[0] ? "" : "\n");
-    if (ri->doc && ri->doc[0]) printf("%s\n", ri->doc);
+    const char *doc = rule_doc(ri->id);
+    printf("# %s %s\n\n%s\n\n%s", ri->code, ri->name, ri->summary, doc[0] ? "" : "\n");
+    if (doc[0]) printf("%s\n", doc);
     return EXIT_CLEAN;
 }
 

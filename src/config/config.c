@@ -15,18 +15,6 @@
 /* Configuration files larger than this are refused: a settings file is a few hundred bytes. */
 #define CONFIG_MAX_BYTES (1u << 20)
 
-/* Rules that only make sense from some torch version on: with an older torch-version the code
- * they flag is correct. volatile=True worked until 0.4 merged Variable into Tensor; 0-dim tensors
- * (and so `loss.data[0]` failing) arrived in 0.4; retain_variables became retain_graph in 0.2. */
-static const struct {
-    RuleId rule;
-    TorchVersion since;
-} version_gates[] = {
-    {RULE_GL401, {0, 4}},
-    {RULE_GL402, {0, 2}},
-    {RULE_GL403, {0, 4}},
-};
-
 struct Config {
     ConfigOverrides ov;
     char *cwd;
@@ -786,8 +774,9 @@ void settings_rules_for(const Settings *s, const char *path, RuleSet *out)
 {
     *out = s->rules;
     if (s->torch.major || s->torch.minor)
-        for (size_t i = 0; i < ARRAY_LEN(version_gates); i++)
-            if (config__version_before(s->torch, version_gates[i].since)) out->on[version_gates[i].rule] = 0;
+        /* rules whose code is correct before some torch version (rules.def's `since`) */
+        for (int i = 0; i < RULE_COUNT; i++)
+            if (config__version_before(s->torch, rule_info((RuleId)i)->since)) out->on[i] = 0;
     if (!s->per_file_ignores.len) return;
     char *abs = settings__abs(s, path);
     const char *rel = config__relative(s->root ? s->root : "/", abs);

@@ -20,15 +20,11 @@
 #define GL_CONFIG_H
 
 #include "base/array.h"
-#include "engine/rules.h"
+#include "base/rule_catalog.h"
 
 /* The keys of [tool.gradleak] / gradleak.toml, in the order error messages list them. */
 #define CONFIG_KEYS "select, ignore, extend-select, per-file-ignores, exclude, extend-exclude, torch-version, jobs"
 
-/* A "major.minor" torch version; 0.0 = not set (every rule applies). */
-typedef struct TorchVersion {
-    uint16_t major, minor;
-} TorchVersion;
 
 /* One `per-file-ignores` entry: codes ignored in files matching glob (or NOT matching, when negated). */
 typedef struct PerFileIgnore {

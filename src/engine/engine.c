@@ -15,7 +15,7 @@
 typedef void (*RuleFn)(RuleCtx *);
 
 static const RuleFn rule_fns[RULE_COUNT] = {
-#define RULE(id, code, name, sev, summary) rule_##id,
+#define RULE(id, name, sev, flags, measure, since, summary) rule_##id,
 #include "rules.def"
 #undef RULE
 };

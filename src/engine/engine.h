@@ -4,7 +4,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
-#include "engine/rules.h"
+#include "base/rule_catalog.h"
 #include "ir/ir.h"
 #include "ir/dataflow.h"
 

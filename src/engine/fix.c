@@ -97,11 +97,11 @@ uint32_t fix_apply(const char *src, size_t len, const Fix *const *fixes, uint32_
 }
 
 /* The applicable fixes of diags (and their rules) in diag order; returns how many. */
-static uint32_t fix__select(const Diag *diags, uint32_t n, bool unsafe, int rule, const Fix **fixes, int *rules)
+static uint32_t fix__select(const Diag *diags, uint32_t n, bool unsafe, RuleId rule, const Fix **fixes, int *rules)
 {
     uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (fix_applicable(diags[i].fix, unsafe) && (rule < 0 || diags[i].rule == rule)) {
+        if (fix_applicable(diags[i].fix, unsafe) && (rule == RULE_NONE || diags[i].rule == rule)) {
             fixes[m] = diags[i].fix;
             if (rules) rules[m] = diags[i].rule;
             m++;
@@ -109,7 +109,7 @@ static uint32_t fix__select(const Diag *diags, uint32_t n, bool unsafe, int rule
     return m;
 }
 
-uint32_t fix_apply_diags(const char *src, size_t len, const Diag *diags, uint32_t n, bool unsafe, int rule,
+uint32_t fix_apply_diags(const char *src, size_t len, const Diag *diags, uint32_t n, bool unsafe, RuleId rule,
                          StrBuf *out)
 {
     const Fix **fixes = gl_malloc((n ? n : 1) * sizeof *fixes);
@@ -122,14 +122,14 @@ uint32_t fix_apply_diags(const char *src, size_t len, const Diag *diags, uint32_
 void fix_options_default(FixOptions *fo)
 {
     memset(fo, 0, sizeof *fo);
-    fo->rule = -1;
+    fo->rule = RULE_NONE;
 }
 
 static uint32_t fix__count(const LintResult *r, const FixOptions *fo)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < r->diags.len; i++)
-        if (fix_applicable(r->diags.items[i].fix, fo->unsafe) && (fo->rule < 0 || r->diags.items[i].rule == fo->rule)) k++;
+        if (fix_applicable(r->diags.items[i].fix, fo->unsafe) && (fo->rule == RULE_NONE || r->diags.items[i].rule == fo->rule)) k++;
     return k;
 }
 
@@ -141,7 +141,7 @@ static void fix__rules_of(const LintResult *r, const FixOptions *fo, char *buf, 
     buf[0] = 0;
     for (uint32_t i = 0; i < r->diags.len; i++) {
         const Diag *d = &r->diags.items[i];
-        if (!fix_applicable(d->fix, fo->unsafe) || (fo->rule >= 0 && d->rule != fo->rule)) continue;
+        if (!fix_applicable(d->fix, fo->unsafe) || (fo->rule != RULE_NONE && d->rule != fo->rule)) continue;
         if (d->rule < 0 || d->rule >= RULE_COUNT || seen[d->rule]) continue;
         seen[d->rule] = true;
         int w = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", rule_info((RuleId)d->rule)->code);
@@ -191,7 +191,7 @@ int fix_file(const char *path, const char *src, size_t len, SourceLang lang, con
             for (uint32_t i = 0; i < cur.diags.len; i++) {
                 Diag *d = &copy[i];
                 *d = cur.diags.items[i];
-                if (!fix_applicable(d->fix, fo.unsafe) || (fo.rule >= 0 && d->rule != fo.rule)) continue;
+                if (!fix_applicable(d->fix, fo.unsafe) || (fo.rule != RULE_NONE && d->rule != fo.rule)) continue;
                 char *key = arena_printf(&cur.arena, "%d:%s", d->rule, d->message ? d->message : "");
                 if (strmap_get(&bad, key, strlen(key)) != UINT32_MAX || (single && keep > 0)) d->fix = NULL;
                 else keep++;
@@ -242,7 +242,7 @@ int fix_file(const char *path, const char *src, size_t len, SourceLang lang, con
             }
             for (uint32_t i = 0; i < view.diags.len; i++) { /* the one fix of this pass fails: skip it */
                 const Diag *d = &view.diags.items[i];
-                if (!fix_applicable(d->fix, fo.unsafe) || (fo.rule >= 0 && d->rule != fo.rule)) continue;
+                if (!fix_applicable(d->fix, fo.unsafe) || (fo.rule != RULE_NONE && d->rule != fo.rule)) continue;
                 char *key = arena_printf(&cur.arena, "%d:%s", d->rule, d->message ? d->message : "");
                 strmap_put(&bad, gl_strdup(key), strlen(key), 1);
                 if (!out->dropped++)

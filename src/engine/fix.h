@@ -43,9 +43,9 @@ bool fix_applicable(const Fix *fx, bool unsafe);
  * outside src is skipped. Returns how many fixes were applied. Pure text: nothing is parsed. */
 uint32_t fix_apply(const char *src, size_t len, const Fix *const *fixes, uint32_t n, StrBuf *out);
 
-/* The same for the applicable fixes (fix_applicable) of diags[0..n); rule >= 0 restricts it to
+/* The same for the applicable fixes (fix_applicable) of diags[0..n); a rule (not RULE_NONE) restricts it to
  * that rule's findings. Returns how many fixes were applied. */
-uint32_t fix_apply_diags(const char *src, size_t len, const Diag *diags, uint32_t n, bool unsafe, int rule,
+uint32_t fix_apply_diags(const char *src, size_t len, const Diag *diags, uint32_t n, bool unsafe, RuleId rule,
                          StrBuf *out);
 
 /* What lints each pass; NULL in FixOptions means engine_lint. A test hook (tests inject a linter
@@ -55,7 +55,7 @@ typedef int (*FixLintFn)(const char *path, const char *src, size_t len, SourceLa
 
 typedef struct FixOptions {
     bool unsafe;         /* apply unsafe fixes too (--unsafe-fixes) */
-    int rule;            /* only this RuleId's fixes; -1 for every rule (0 is GL101: set it explicitly) */
+    RuleId rule;         /* only this rule's fixes; RULE_NONE (the default) for every rule */
     uint32_t max_passes; /* 0 = FIX_MAX_PASSES */
     FixLintFn lint;      /* NULL = engine_lint */
 } FixOptions;

@@ -178,9 +178,9 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
     for (uint32_t i = 0; i < n && !r.bad; i++) {
         Diag d;
         memset(&d, 0, sizeof d);
-        d.rule = (int)get_u32(&r);
+        d.rule = (RuleId)get_u32(&r);
         uint32_t sev = get_u32(&r), growth = get_u32(&r);
-        if (d.rule < 0 || d.rule >= 4096 || sev > SEV_INFO || growth > GROWTH_HOST) r.bad = true;
+        if (d.rule < 0 || d.rule >= RULE_COUNT || sev > SEV_INFO || growth > GROWTH_HOST) r.bad = true;
         d.severity = (Severity)sev;
         d.growth = (GrowthClass)growth;
         get_span(&r, &d.span);

@@ -22,7 +22,7 @@ typedef struct RuleCtx {
     struct RuleRegions **regions; /* [func]: if/try nesting of every op (rule_runs_per_step), built on first use */
 } RuleCtx;
 
-#define RULE(id, code, name, sev, summary) void rule_##id(RuleCtx *c);
+#define RULE(id, name, sev, flags, measure, since, summary) void rule_##id(RuleCtx *c);
 #include "rules.def"
 #undef RULE
 

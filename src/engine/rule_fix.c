@@ -3,13 +3,12 @@
  * the syntax tree; every edit keeps the file's own line endings and indentation characters. */
 #include "engine/rule_ctx.h"
 
-/* Fixes whose edits are the same text in C++: GL101/GL102 append `.detach()` / `.item()` (written
- * `.item().toFloat()` for C++ by the engine) to an expression, GL201 inserts `x = ` before a call.
- * Every other fix writes Python (`with torch.no_grad():`, `pass`, keyword arguments, tuples) and
- * is not offered on C++ files. */
+/* Fixes whose edits are the same text in C++ (rules.def's RF_FIX_CXX: GL101/GL102 append
+ * `.detach()` / `.item()`, GL201 inserts `x = ` before a call). Every other fix writes Python
+ * (`with torch.no_grad():`, `pass`, keyword arguments, tuples) and is not offered on C++ files. */
 static bool rule__fix_speaks_cxx(RuleId r)
 {
-    return r == RULE_GL101 || r == RULE_GL102 || r == RULE_GL201;
+    return (rule_info(r)->flags & RF_FIX_CXX) != 0;
 }
 
 void rule_fix_edits(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, const Edit *edits, uint32_t n)

@@ -309,7 +309,7 @@ static json_t *lsp__fix_all_edits(LspServer *s, const LspDoc *d, uint32_t *n_fix
         StrBuf out;
         sb_init(&out);
         sb_append(&out, "", 0);
-        r.applied = fix_apply_diags(d->text.data, d->text.len, d->result.diags.items, d->result.diags.len, false, -1, &out);
+        r.applied = fix_apply_diags(d->text.data, d->text.len, d->result.diags.items, d->result.diags.len, false, RULE_NONE, &out);
         r.changed = r.applied > 0;
         r.len = out.len;
         r.src = sb_take(&out);
@@ -432,7 +432,7 @@ json_t *lsp_hover(LspServer *s, json_t *params, RpcError *e)
         sb_printf(&md, "**%s** `%s` (%s)\n\n%s\n\n", ri->code, ri->name, out_severity_name(g->severity),
                   g->message ? g->message : "");
         if (g->hint) sb_printf(&md, "help: %s\n\n", g->hint);
-        if (ri->doc && ri->doc[0]) sb_printf(&md, "%s\n\n", ri->doc);
+        if (rule_doc(ri->id)[0]) sb_printf(&md, "%s\n\n", rule_doc(ri->id));
         else sb_printf(&md, "%s\n\n", ri->summary);
         sb_printf(&md, "[%s documentation](%s)", ri->code, rule_url(ri->id));
         if (!any || g->span.end - g->span.start < re - rs) rs = g->span.start, re = g->span.end;

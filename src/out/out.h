@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 #include "base/diag.h"
-#include "engine/rules.h"
+#include "base/rule_catalog.h"
 
 typedef enum OutFormat {
     OUT_FULL,    /* `path:line:col: CODE message`, code frame, help and notes, summary (ruff's default) */
@@ -101,8 +101,8 @@ uint32_t out_cell(const OutFile *f, uint32_t row);
 uint32_t out_file_line(const OutFile *f, uint32_t row);
 OutPos out_span_end(const OutFile *f, const Span *s); /* exclusive: the column after the last char */
 
-/* The rule's registry entry; never NULL (an out-of-range id gets a placeholder "GL000" entry). */
-const RuleInfo *out_rule(int rule);
+/* The rule's catalog entry (a Diag's rule is always a valid RuleId: the cache codec checks it). */
+const RuleInfo *out_rule(RuleId rule);
 const char *out_severity_name(Severity s); /* "error", "warning", "info" */
 
 /* Copy of s[0..n) with every invalid UTF-8 sequence replaced by U+FFFD. gl_free the result. */

@@ -136,8 +136,8 @@ static const char *sarif__category(const char *code)
 
 static json_t *sarif__rule(const RuleInfo *ri)
 {
-    const char *doc = ri->doc && ri->doc[0] ? ri->doc : ri->summary;
-    char *what = sarif__what_it_does(ri->doc);
+    const char *doc = rule_doc(ri->id)[0] ? rule_doc(ri->id) : ri->summary;
+    char *what = sarif__what_it_does(rule_doc(ri->id));
     json_t *r = json_object();
     json_object_set_new(r, "id", json_string(ri->code));
     json_object_set_new(r, "name", json_string(ri->name));

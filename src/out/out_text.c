@@ -156,12 +156,11 @@ OutPos out_span_end(const OutFile *f, const Span *s)
     return out_file_pos(f, s->end_row, s->end, s->end_col);
 }
 
-const RuleInfo *out_rule(int rule)
+const RuleInfo *out_rule(RuleId rule)
 {
-    static const RuleInfo unknown = {RULE_COUNT, "GL000", "unknown-rule", SEV_ERROR, "Unknown rule", NULL};
-    const RuleInfo *ri = NULL;
-    if (rule >= 0 && rule < RULE_COUNT) ri = rule_info((RuleId)rule);
-    return ri ? ri : &unknown;
+    const RuleInfo *ri = rule_info(rule);
+    GL_ASSERT(ri != NULL); /* a Diag's rule is a RuleId: the engine sets it, the cache codec checks it */
+    return ri;
 }
 
 const char *out_severity_name(Severity s)

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "base/strbuf.h"
-#include "engine/rules.h"
+#include "base/rule_catalog.h"
 #include "validate/val_run.h"
 
 #define RPT_LEAKY "#d62728"

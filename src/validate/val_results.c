@@ -6,18 +6,8 @@
 #include <stdlib.h>
 #include "base/strbuf.h"
 #include "validate/val_fs.h"
-#include "engine/rules.h"
+#include "base/rule_catalog.h"
 #include "validate/val_run.h"
-
-static const struct {
-    const char *code;
-    ValMeasure measure;
-    bool no_grad;
-} res_rules[] = {
-#define VAL_RULE(code, measure, no_grad) {code, measure, no_grad},
-#include "validate/val_rules.def"
-#undef VAL_RULE
-};
 
 ValMeasure val_rule_measure(int rule)
 {
@@ -26,17 +16,19 @@ ValMeasure val_rule_measure(int rule)
      * until a peak-class rule exists) */
     const char *peak = getenv("GRADLEAK_VALIDATE_PEAK");
     if (ri && peak && strstr(peak, ri->code)) return VAL_MEASURE_PEAK;
-    for (size_t i = 0; ri && i < ARRAY_LEN(res_rules); i++)
-        if (!strcmp(res_rules[i].code, ri->code)) return res_rules[i].measure;
+    if (!ri) return VAL_MEASURE_NONE;
+    switch (ri->measure) {
+    case RM_SLOPE: return VAL_MEASURE_SLOPE;
+    case RM_PEAK: return VAL_MEASURE_PEAK;
+    case RM_NONE: break;
+    }
     return VAL_MEASURE_NONE;
 }
 
 bool val_rule_no_grad_fix(int rule)
 {
     const RuleInfo *ri = rule >= 0 && rule < RULE_COUNT ? rule_info((RuleId)rule) : NULL;
-    for (size_t i = 0; ri && i < ARRAY_LEN(res_rules); i++)
-        if (!strcmp(res_rules[i].code, ri->code)) return res_rules[i].no_grad;
-    return false;
+    return ri && (ri->flags & RF_NOGRAD_FIX);
 }
 
 const char *val_rule_codes(void)

@@ -23,7 +23,7 @@
 #define VAL_PEAK_FLOOR_BYTES (64.0 * 1024.0)
 #define VAL_PEAK_RATIO 0.10
 
-/* How a rule's hazard shows in memory, and so how validate measures it (val_rules.def). */
+/* How a rule's hazard shows in memory, and so how validate measures it (rules/rules.def). */
 typedef enum ValMeasure {
     VAL_MEASURE_NONE,  /* not a growth rule: not validated */
     VAL_MEASURE_SLOPE, /* grows every iteration: bytes per iteration, leaky vs fixed */
