@@ -47,7 +47,7 @@
  * - https://pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.item.html
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 /* Finds a read of var inside the arithmetic tree rooted at op (BINOP/UNOP only, bounded). */
 static uint32_t find_acc(const IrFunc *f, uint32_t op, uint32_t var)

@@ -41,7 +41,7 @@
  * ## References
  * - https://pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 /* How the value enters what outlives the loop. */
 typedef enum Via {

@@ -44,7 +44,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html
  */
 #include "base/strbuf.h"
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 /* Does loop l reset the state of the model held in var (a reset method, a store to an attribute)? */
 static bool loop_resets(RuleCtx *c, const IrFunc *f, const IrLoop *l, uint32_t var, const ClassFacts *cf)

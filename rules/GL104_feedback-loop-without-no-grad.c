@@ -39,7 +39,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.no_grad.html
  * - https://pytorch.org/docs/stable/generated/torch.inference_mode.html
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 /* Can anything the loop computes reach a backward? (see Fix safety) */
 /* *fn_any: -1 until known, then whether f yields or calls backward anywhere (one scan per

@@ -38,7 +38,7 @@
  * ## References
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 void rule_GL105(RuleCtx *c)
 {

@@ -29,7 +29,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html
  * - https://pytorch.org/docs/stable/generated/torch.autograd.grad.html
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 void rule_GL106(RuleCtx *c)
 {

@@ -33,7 +33,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.no_grad.html
  * - https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 void rule_GL107(RuleCtx *c)
 {

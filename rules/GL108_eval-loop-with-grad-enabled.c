@@ -53,7 +53,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.no_grad.html
  * - https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 /* The first reached statement `torch.set_grad_enabled(False)` in f (grad stays off after it), or
  * IR_NONE. Computed once per function: a loop is preceded by one when it is < the loop's op. */

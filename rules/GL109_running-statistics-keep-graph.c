@@ -72,7 +72,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.nn.BatchNorm1d.html
  * - https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 #define RS_MAX_DEPTH 3    /* helper levels followed into a callee (and methods reached from forward) */
 #define RS_MAX_VISITS 2048 /* ops visited by one walk */

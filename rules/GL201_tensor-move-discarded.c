@@ -34,7 +34,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to
  */
 #include <string.h>
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 static bool is_move(const char *m)
 {

@@ -38,7 +38,7 @@
  * - https://pytorch.org/docs/stable/notes/cuda.html#memory-management
  * - https://pytorch.org/docs/stable/generated/torch.cuda.empty_cache.html
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 void rule_GL301(RuleCtx *c)
 {

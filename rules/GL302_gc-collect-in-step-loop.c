@@ -35,7 +35,7 @@
  * - https://docs.python.org/3/library/gc.html#gc.collect
  * - https://pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 void rule_GL302(RuleCtx *c)
 {

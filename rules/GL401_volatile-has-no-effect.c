@@ -27,7 +27,7 @@
  * ## References
  * - https://pytorch.org/blog/pytorch-0_4_0-migration-guide/
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 void rule_GL401(RuleCtx *c)
 {

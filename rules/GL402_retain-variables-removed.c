@@ -23,7 +23,7 @@
  * ## References
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 void rule_GL402(RuleCtx *c)
 {

@@ -27,7 +27,7 @@
  * - https://pytorch.org/blog/pytorch-0_4_0-migration-guide/
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.item.html
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 void rule_GL403(RuleCtx *c)
 {

@@ -26,7 +26,7 @@
  * ## References
  * - https://docs.astral.sh/ruff/rules/unused-noqa/
  */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 /* GL901 is computed by the suppression pass (src/engine/suppress.c), after every other rule. */
 void rule_GL901(RuleCtx *c) { GL_UNUSED(c); }

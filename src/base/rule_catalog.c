@@ -10,14 +10,14 @@ extern const char *const gl_rule_docs[RULE_COUNT];
 static const RuleInfo rule_table[RULE_COUNT] = {
 #define RULE(id, name, sev, flags, measure, since, summary) \
     {RULE_##id, #id, name, sev, flags, measure, since, summary},
-#include "rules.def"
+#include "rules/rules.def"
 #undef RULE
 };
 #undef TV
 
 static const char *const rule_urls[RULE_COUNT] = {
 #define RULE(id, name, sev, flags, measure, since, summary) "https://gradleak.dev/rules/" #id,
-#include "rules.def"
+#include "rules/rules.def"
 #undef RULE
 };
 

@@ -14,7 +14,7 @@
 typedef enum RuleId {
     RULE_NONE = -1, /* "no rule" where a rule is optional (FixOptions.rule: every rule) */
 #define RULE(id, name, sev, flags, measure, since, summary) RULE_##id,
-#include "rules.def"
+#include "rules/rules.def"
 #undef RULE
     RULE_COUNT
 } RuleId;

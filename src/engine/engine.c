@@ -7,7 +7,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "engine/engine.h"
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 #include "engine/suppress.h"
 #include "front/cxx/cx.h"
 #include "front/py/py.h"
@@ -16,7 +16,7 @@ typedef void (*RuleFn)(RuleCtx *);
 
 static const RuleFn rule_fns[RULE_COUNT] = {
 #define RULE(id, name, sev, flags, measure, since, summary) rule_##id,
-#include "rules.def"
+#include "rules/rules.def"
 #undef RULE
 };
 
@@ -24,253 +24,6 @@ void lint_options_default(LintOptions *o)
 {
     memset(o, 0, sizeof *o);
     for (int i = 0; i < RULE_COUNT; i++) o->rules.on[i] = 1;
-}
-
-Diag *rule_report(RuleCtx *c, Span span, Severity sev, const char *fmt, ...)
-{
-    Diag d;
-    memset(&d, 0, sizeof d);
-    d.rule = c->rule;
-    d.severity = sev;
-    d.span = span;
-    va_list ap;
-    va_start(ap, fmt);
-    d.message = arena_vprintf(c->arena, fmt, ap);
-    va_end(ap);
-    array_push(c->out, d);
-    return array_back(c->out);
-}
-
-void rule_related(RuleCtx *c, Diag *d, Span span, const char *fmt, ...)
-{
-    Related *r = ARENA_NEW_N(c->arena, Related, d->n_related + 1);
-    if (d->n_related) memcpy(r, d->related, sizeof(Related) * d->n_related);
-    va_list ap;
-    va_start(ap, fmt);
-    r[d->n_related].span = span;
-    r[d->n_related].message = arena_vprintf(c->arena, fmt, ap);
-    va_end(ap);
-    d->related = r;
-    d->n_related++;
-}
-
-void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    d->hint = arena_vprintf(c->arena, fmt, ap);
-    va_end(ap);
-}
-
-void rule_trace_value(RuleCtx *c, Diag *d, const IrFunc *f, const char *role, uint32_t op, const AVal *v)
-{
-    if (!c->opts->trace) return;
-    StrBuf sb;
-    sb_init(&sb);
-    sb_printf(&sb, "%s", role);
-    if (op < f->ops.len) sb_printf(&sb, " '%s' (line %u)", rule_text(c, f, op), f->ops.items[op].span.row + 1);
-    sb_printf(&sb, ": %s, %s", df_kind_name(v->kind), df_grad_name(v->grad));
-    if (v->kind == VK_CONTAINER) sb_printf(&sb, ", items %s", df_grad_name(v->elem));
-    if (v->src != IR_NONE && v->src < f->ops.len)
-        sb_printf(&sb, "; graph from '%s' (line %u)", rule_text(c, f, v->src), f->ops.items[v->src].span.row + 1);
-    if (v->carried == CARRIED_CALLS) sb_puts(&sb, "; kept in an attribute from one call to the next");
-    else if (v->carried != IR_NONE && v->carried < f->loops.len)
-        sb_printf(&sb, "; carried around the loop at line %u", f->loops.items[v->carried].span.row + 1);
-    if (v->flags & VF_MODEL_OUT) sb_puts(&sb, "; model output");
-    if (v->flags & VF_ZERO_DIM) sb_puts(&sb, "; 0-dim");
-    if (v->flags & VF_OUTER) sb_puts(&sb, "; lives outside this call");
-    if (v->flags & VF_OPAQUE) sb_puts(&sb, "; returned by an imported function gradleak was not given");
-    rule_trace(c, d, "%s", sb.data);
-    sb_free(&sb);
-}
-
-void rule_trace(RuleCtx *c, Diag *d, const char *fmt, ...)
-{
-    if (!c->opts->trace) return;
-    va_list ap;
-    va_start(ap, fmt);
-    const char *line = arena_vprintf(c->arena, fmt, ap);
-    va_end(ap);
-    d->trace = d->trace ? arena_printf(c->arena, "%s\n%s", d->trace, line) : line;
-}
-
-void rule_fix(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, uint32_t start, uint32_t end, const char *text)
-{
-    Edit e = {start, end, text};
-    rule_fix_edits(c, d, safety, msg, &e, 1); /* one path, so the C++ check holds for every fix */
-}
-
-const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op)
-{
-    const char *t = ir_span_text(c->m, f->ops.items[op].span, c->arena);
-    if (strlen(t) > 60) t = arena_printf(c->arena, "%.57s...", t);
-    return t;
-}
-
-uint32_t rule_line(Span s) { return s.row + 1; }
-
-const char *rule_no_grad_name(const RuleCtx *c) { return c->cxx ? "torch::NoGradGuard" : "torch.no_grad()"; }
-
-const char *rule_no_grad_stmt(const RuleCtx *c)
-{
-    return c->cxx ? "`torch::NoGradGuard no_grad;` (or `c10::InferenceMode guard;`) at the top of the block"
-                  : "`with torch.no_grad():`";
-}
-
-const char *rule_true(const RuleCtx *c) { return c->cxx ? "true" : "True"; }
-
-const char *rule_func_name(RuleCtx *c, const char *qualname)
-{
-    if (!c->cxx || !strchr(qualname, '.')) return qualname;
-    StrBuf b;
-    sb_init(&b);
-    for (const char *p = qualname; *p; p++) {
-        if (*p == '.') sb_puts(&b, "::");
-        else sb_putc(&b, *p);
-    }
-    const char *r = arena_strndup(c->arena, b.data, b.len);
-    sb_free(&b);
-    return r;
-}
-
-void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText *t)
-{
-    for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
-        const IrFunc *f = c->m->funcs.items[fi];
-        for (uint32_t i = 0; i < f->ops.len; i++) {
-            const IrOp *o = &f->ops.items[i];
-            if (o->kind != IR_CALL || !o->qual || strcmp(o->qual, qual) != 0) continue;
-            uint32_t loop;
-            if (!rule_runs_per_step(c, f, i, &loop)) continue;
-            Diag *d;
-            /* C++ spells it many ways (c10::cuda::CUDACachingAllocator::emptyCache()): name the call written */
-            const char *call = c->cxx ? rule_text(c, f, i) : t->call;
-            if (loop != IR_NONE) {
-                const IrLoop *l = &f->loops.items[loop];
-                d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every iteration of the %s loop at line %u%s: %s",
-                                call, df_loop_kind_name(l->kind), rule_line(l->span),
-                                t->module_note && l->in_module_method ? " (inside a Module method, so every step)" : "",
-                                t->why_loop);
-                rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
-            } else {
-                d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every step: `%s` %s%s", call,
-                                rule_func_name(c, f->qualname),
-                                !strcmp(f->name, "training_step") && f->cls != IR_NONE
-                                    ? "is Lightning's training_step, called once per batch"
-                                    : "is called from a training loop",
-                                t->why_func);
-            }
-            rule_hint(c, d, "%s", t->hint);
-            uint32_t rs, re;
-            const char *text;
-            if ((o->flags & IR_F_STMT) && rule_stmt_removal(c, o->span, &rs, &re, &text))
-                rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Remove `%s`", call), rs, re, text);
-        }
-    }
-}
-
-/* The if/try regions of a function, built once per function on first use (a scan from the top of
- * the function per question made a module with thousands of per-step calls quadratic): each region
- * with its kind, condition, first else/except op and the region around it, and for every op the
- * innermost region open at it. Up to 256 levels, as deep as the old scan looked. */
-typedef struct RuleRegion {
-    uint8_t kind;    /* IR_IF or IR_TRY */
-    uint32_t cond;   /* the if's condition op */
-    uint32_t else_op; /* the first else/except op seen while it was innermost, or IR_NONE */
-    uint32_t parent; /* the region around it, or IR_NONE */
-} RuleRegion;
-
-typedef struct RuleRegions {
-    RuleRegion *reg;
-    uint32_t *open;            /* [op]: the innermost region open before op, or IR_NONE */
-    uint8_t *stored_in_handler; /* [var]: assigned in an except handler (an error flag: `oom = True`) */
-} RuleRegions;
-
-static const RuleRegions *rule__regions(RuleCtx *c, const IrFunc *f)
-{
-    if (!c->regions) {
-        c->regions = ARENA_NEW_N(c->scratch, RuleRegions *, c->m->funcs.len + 1);
-        memset(c->regions, 0, sizeof *c->regions * (c->m->funcs.len + 1));
-    }
-    if (f->index < c->m->funcs.len && c->regions[f->index]) return c->regions[f->index];
-    RuleRegions *r = ARENA_NEW(c->scratch, RuleRegions);
-    uint32_t nops = f->ops.len, nreg = 0;
-    for (uint32_t i = 0; i < nops; i++) nreg += f->ops.items[i].kind == IR_IF || f->ops.items[i].kind == IR_TRY;
-    r->reg = ARENA_NEW_N(c->scratch, RuleRegion, nreg + 1);
-    r->open = ARENA_NEW_N(c->scratch, uint32_t, nops + 1);
-    r->stored_in_handler = ARENA_NEW_N(c->scratch, uint8_t, f->vars.len + 1);
-    memset(r->stored_in_handler, 0, f->vars.len + 1);
-    uint32_t stack[256], n = 0, k = 0, depth_try = 0;
-    bool in_handler = false;
-    for (uint32_t i = 0; i < nops; i++) {
-        const IrOp *o = &f->ops.items[i];
-        r->open[i] = n ? stack[n - 1] : IR_NONE;
-        switch (o->kind) {
-        case IR_IF: case IR_TRY:
-            if (n < ARRAY_LEN(stack)) {
-                r->reg[k] = (RuleRegion){o->kind, o->a, IR_NONE, n ? stack[n - 1] : IR_NONE};
-                stack[n++] = k++;
-            }
-            break;
-        case IR_ELSE: case IR_EXCEPT:
-            if (n && r->reg[stack[n - 1]].else_op == IR_NONE) r->reg[stack[n - 1]].else_op = i;
-            break;
-        case IR_END_IF: case IR_END_TRY:
-            if (n) n--;
-            break;
-        default: break;
-        }
-        if (o->kind == IR_TRY) depth_try++;
-        else if (o->kind == IR_EXCEPT) in_handler = true;
-        else if (o->kind == IR_END_TRY) { if (depth_try) depth_try--; in_handler = false; }
-        else if (o->kind == IR_STORE && in_handler && o->var < f->vars.len) r->stored_in_handler[o->var] = 1;
-    }
-    if (f->index < c->m->funcs.len) c->regions[f->index] = r;
-    return r;
-}
-
-/* Is op on a path that runs rarely: an except handler, a branch taken on an error flag set in a
- * handler (`if oom:`), or under an equality test that picks one iteration (`if updates == 0:`)?
- * Periodic tests (`if step % 100 == 0`) are not rare. */
-static bool rule__rare_path(RuleCtx *ctx, const IrFunc *f, uint32_t op)
-{
-    if (op >= f->ops.len) return false;
-    const RuleRegions *rr = rule__regions(ctx, f);
-    for (uint32_t k = rr->open[op], guard = 0; k != IR_NONE && guard < 256; k = rr->reg[k].parent, guard++) {
-        const RuleRegion *g = &rr->reg[k];
-        bool in_else = g->else_op != IR_NONE && g->else_op < op;
-        if (g->kind == IR_TRY && in_else) return true;
-        if (g->kind != IR_IF || in_else || g->cond == IR_NONE) continue;
-        const IrOp *c = &f->ops.items[g->cond];
-        /* `a and b == 0`: look at both operands of a boolean operator */
-        if (c->kind == IR_SELECT && c->b != IR_NONE && f->ops.items[c->b].kind == IR_COMPARE) c = &f->ops.items[c->b];
-        else if (c->kind == IR_SELECT && c->a != IR_NONE && f->ops.items[c->a].kind == IR_COMPARE) c = &f->ops.items[c->a];
-        if (c->kind == IR_COMPARE && c->name && (!strcmp(c->name, "==") || !strcmp(c->name, "is"))) {
-            const IrOp *lhs = c->a != IR_NONE ? &f->ops.items[c->a] : NULL;
-            if (!(lhs && lhs->kind == IR_BINOP && lhs->aux == BIN_MOD)) return true;
-        }
-        /* a flag assigned in an except handler */
-        if (c->kind == IR_LOAD && c->var != IR_NONE && c->var < f->vars.len && rr->stored_in_handler[c->var]) return true;
-    }
-    return false;
-}
-
-bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop)
-{
-    *loop = IR_NONE;
-    if (!c->fx->funcs[f->index].reached[op]) return false;
-    if (rule__rare_path(c, f, op)) return false;
-    uint32_t l = ir_op_loop(f, op);
-    for (uint32_t k = l; k != IR_NONE; k = f->loops.items[k].parent)
-        if (f->loops.items[k].kind == LOOP_STEP) {
-            *loop = k;
-            return true;
-        }
-    if (l != IR_NONE && f->loops.items[l].in_module_method) {
-        *loop = l;
-        return true;
-    }
-    return c->fx->funcs[f->index].runs_per_step;
 }
 
 static int diag_cmp(const void *pa, const void *pb)
@@ -554,7 +307,8 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     df_analyse(&m, &fx);
     engine__project_facts(&m, &fx, out);
     gl_ctx_stage("rules");
-    RuleCtx c = {&m, &fx, &out->arena, &out->diags, o, 0, &scratch, NULL, NULL, false, lang == LANG_CXX, NULL};
+    RuleCtx c = {.m = &m, .fx = &fx, .arena = &out->arena, .out = &out->diags, .scratch = &scratch,
+                  .cxx = lang == LANG_CXX, .trace = o->trace};
     for (int i = 0; i < RULE_COUNT; i++) {
         if (!o->rules.on[i] || i == RULE_GL901) continue;
         c.rule = (RuleId)i;

@@ -2,7 +2,7 @@
 #include <ctype.h>
 #include <strings.h>
 #include "base/strbuf.h"
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 #include "engine/suppress.h"
 
 static const char *skip_ws(const char *p, const char *end)

@@ -1,7 +1,7 @@
 /* Building fixes in rules: multi-edit fixes, removing a keyword argument, deleting a statement and
  * wrapping statements in a block with exact re-indentation. Works on the source bytes, never on
  * the syntax tree; every edit keeps the file's own line endings and indentation characters. */
-#include "engine/rule_ctx.h"
+#include "rules/rule.h"
 
 /* Fixes whose edits are the same text in C++ (rules.def's RF_FIX_CXX: GL101/GL102 append
  * `.detach()` / `.item()`, GL201 inserts `x = ` before a call). Every other fix writes Python

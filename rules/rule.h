@@ -1,9 +1,15 @@
-/* What a rule sees: the file's IR, the dataflow facts, and a sink for its findings. */
-#ifndef GL_RULE_CTX_H
-#define GL_RULE_CTX_H
+/* The rule SDK: what a rule sees (the file's IR, the dataflow facts, a sink for its findings) and
+ * the helpers every rule shares (reporting, fixes, the per-step question). A rule file includes
+ * this header and ir/ only; the engine calls rule_<CODE>() for each enabled rule of rules.def
+ * (those with RF_AFTER_NOQA after suppressions, with RuleCtx.noqa filled). Implemented in
+ * rules/rule_sdk.c and rules/rule_fix.c. See docs/architecture.md, "Adding a rule". */
+#ifndef GL_RULE_H
+#define GL_RULE_H
 
-#include "engine/engine.h"
+#include "base/arena.h"
+#include "base/diag.h"
 #include "ir/dataflow.h"
+#include "ir/ir.h"
 
 struct RuleLines;
 
@@ -12,18 +18,18 @@ typedef struct RuleCtx {
     const Facts *fx;
     Arena *arena;
     DiagList *out;
-    const LintOptions *opts;
     RuleId rule;             /* the rule being run */
     Arena *scratch;          /* lives as long as the IR: caches shared by the rules */
     struct RuleLines *lines; /* the file's lines with their tokenizer state, built on first use */
     const char *torch_name;  /* rule_torch_name's answer, once asked */
     bool torch_name_known;
     bool cxx;                /* the file is C++ (LibTorch): findings name C++ constructs, fixes are C++ */
+    bool trace;              /* --trace: rule_trace and rule_trace_value record the facts */
     struct RuleRegions **regions; /* [func]: if/try nesting of every op (rule_runs_per_step), built on first use */
 } RuleCtx;
 
 #define RULE(id, name, sev, flags, measure, since, summary) void rule_##id(RuleCtx *c);
-#include "rules.def"
+#include "rules/rules.def"
 #undef RULE
 
 Diag *rule_report(RuleCtx *c, Span span, Severity sev, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
