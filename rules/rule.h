@@ -8,6 +8,7 @@
 
 #include "base/arena.h"
 #include "base/diag.h"
+#include "base/noqa.h"
 #include "ir/dataflow.h"
 #include "ir/ir.h"
 
@@ -25,6 +26,9 @@ typedef struct RuleCtx {
     bool torch_name_known;
     bool cxx;                /* the file is C++ (LibTorch): findings name C++ constructs, fixes are C++ */
     bool trace;              /* --trace: rule_trace and rule_trace_value record the facts */
+    const RuleSet *enabled;  /* the rules that run on this file */
+    const Noqa *noqa;        /* RF_AFTER_NOQA rules: the file's suppression comments, used codes marked */
+    uint32_t n_noqa;
     struct RuleRegions **regions; /* [func]: if/try nesting of every op (rule_runs_per_step), built on first use */
 } RuleCtx;
 

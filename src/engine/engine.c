@@ -308,9 +308,9 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     engine__project_facts(&m, &fx, out);
     gl_ctx_stage("rules");
     RuleCtx c = {.m = &m, .fx = &fx, .arena = &out->arena, .out = &out->diags, .scratch = &scratch,
-                  .cxx = lang == LANG_CXX, .trace = o->trace};
+                  .cxx = lang == LANG_CXX, .trace = o->trace, .enabled = &o->rules};
     for (int i = 0; i < RULE_COUNT; i++) {
-        if (!o->rules.on[i] || i == RULE_GL901) continue;
+        if (!o->rules.on[i] || (rule_info((RuleId)i)->flags & RF_AFTER_NOQA)) continue;
         c.rule = (RuleId)i;
         uint32_t before = out->diags.len;
         gl_ctx_rule(rule_info((RuleId)i)->code);
@@ -348,7 +348,17 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     out->diags.len = keep;
     if (lang == LANG_CXX) engine__cxx_spelling(&out->arena, &out->diags);
     gl_ctx_stage("suppressions");
-    suppress_apply(&m, o, &out->arena, &out->diags);
+    Noqa *noqa;
+    c.n_noqa = suppress_apply(&m, &out->arena, &out->diags, &noqa);
+    c.noqa = noqa;
+    /* the rules about suppressions themselves (GL901), on what they left */
+    for (int i = 0; i < RULE_COUNT; i++) {
+        if (!o->rules.on[i] || !(rule_info((RuleId)i)->flags & RF_AFTER_NOQA)) continue;
+        c.rule = (RuleId)i;
+        gl_ctx_rule(rule_info((RuleId)i)->code);
+        rule_fns[i](&c);
+        gl_ctx_rule(NULL);
+    }
     if (m.comments.len) {
         out->comments = ARENA_NEW_N(&out->arena, Span, m.comments.len);
         memcpy(out->comments, m.comments.items, sizeof(Span) * m.comments.len);

@@ -4,7 +4,7 @@
 #include <strings.h>
 #include "base/strbuf.h"
 #include "engine/fix.h"
-#include "engine/suppress.h"
+#include "base/noqa.h"
 #include "lsp/lsp_int.h"
 #include "out/out.h"
 
@@ -235,33 +235,17 @@ static bool lsp__noqa_edit(const LspDoc *d, uint32_t line, const char *code, Edi
     for (uint32_t i = 0; i < r->n_comments; i++) {
         const Span *c = &r->comments[i];
         if (c->start < ls || c->start >= le) continue;
-        /* the first `#` at which a noqa starts (as suppress_parse reads it) */
-        for (uint32_t h = c->start; h < c->end && h < le; h++) {
-            Noqa q;
-            if (src[h] != '#' || !suppress_parse(src + h, c->end - h, &q)) continue;
-            if (q.file_level) break;
-            uint32_t p = h + 1;
-            while (p < c->end && strncasecmp(src + p, "noqa", 4) != 0) p++;
-            p += 4;
-            if (p >= c->end || src[p] != ':') {
-                if (!q.n_codes && !q.foreign) return false; /* bare noqa: suppresses everything */
-                out->start = out->end = p;
-                sb_printf(text, ": %s", code);
-                return true;
-            }
-            /* after the last code of the list */
-            uint32_t end = p + 1, k = p + 1;
-            for (;;) {
-                while (k < c->end && (src[k] == ' ' || src[k] == '\t' || src[k] == ',')) k++;
-                uint32_t t = k;
-                while (k < c->end && (isalnum((unsigned char)src[k]) || src[k] == '-' || src[k] == '_')) k++;
-                if (k == t) break;
-                end = k;
-            }
-            out->start = out->end = end;
-            sb_printf(text, "%s%s", end > p + 1 ? ", " : " ", code);
-            return true;
-        }
+        /* the comment's suppression directive, read as the engine reads it (base/noqa.h) */
+        Noqa q;
+        if (!noqa_parse(src + c->start, c->end - c->start, &q) || q.file_level) continue;
+        const char *hash, *list;
+        if (!noqa_find_list(src + c->start, src + c->end, &hash, &list))
+            return false; /* bare noqa: suppresses everything */
+        /* after the last code of the list */
+        const char *end = noqa_list_end(list, src + c->end);
+        out->start = out->end = (uint32_t)(end - src);
+        sb_printf(text, "%s%s", end > list ? ", " : " ", code);
+        return true;
     }
     /* no noqa on the line: append one after the code (and after any other comment) */
     uint32_t at = le;
