@@ -11,7 +11,7 @@
 #include "base/array.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
-#include "engine/suppress.h"
+#include "base/noqa.h"
 
 /* ---- a counting allocator ---- */
 
@@ -477,8 +477,8 @@ typedef struct NoqaCase {
 static void check_noqa(const NoqaCase *c, size_t i)
 {
     Noqa q;
-    memset(&q, 0x5A, sizeof q); /* suppress_parse must clear what it does not set */
-    bool got = suppress_parse(c->text, strlen(c->text), &q);
+    memset(&q, 0x5A, sizeof q); /* noqa_parse must clear what it does not set */
+    bool got = noqa_parse(c->text, strlen(c->text), &q);
     if (got != c->is_noqa) MISMATCH("case %zu '%s': is_noqa = %d, want %d", i, c->text, got, c->is_noqa);
     if (!got) return;
     if (q.file_level != c->file_level)
@@ -495,7 +495,7 @@ static void check_noqa(const NoqaCase *c, size_t i)
         if (q.used[k]) MISMATCH("case %zu '%s': used[%d] set by parse", i, c->text, k);
 }
 
-static void suppress_parse_cases(void **state)
+static void noqa_parse_cases(void **state)
 {
     (void)state;
     mismatches = 0;
@@ -546,30 +546,30 @@ static void suppress_parse_cases(void **state)
     assert_int_equal(mismatches, 0);
 }
 
-static void suppress_parse_bounded(void **state)
+static void noqa_parse_bounded(void **state)
 {
     (void)state;
     Noqa q;
     /* only len bytes are read: "# noqa: GL301" followed by more text that is not part of it */
     const char *buf = "# noqa: GL301GL302";
-    assert_true(suppress_parse(buf, 13, &q));
+    assert_true(noqa_parse(buf, 13, &q));
     assert_int_equal(q.n_codes, 1);
     assert_int_equal(q.codes[0], RULE_GL301);
     /* "# noqa" cut before the last letter is not a noqa */
-    assert_false(suppress_parse("# noqa", 5, &q));
+    assert_false(noqa_parse("# noqa", 5, &q));
     /* "# noqa" with a letter after it, outside len: a noqa */
-    assert_true(suppress_parse("# noqax", 6, &q));
+    assert_true(noqa_parse("# noqax", 6, &q));
     assert_int_equal(q.n_codes, 0);
     /* a buffer that is not NUL-terminated */
     char raw[8];
     memcpy(raw, "# noqa:G", 8);
-    assert_true(suppress_parse(raw, 8, &q));
+    assert_true(noqa_parse(raw, 8, &q));
     assert_int_equal(q.n_codes, 0);
 }
 
-/* Known gradleak bugs/limitations in suppress_parse, pinned as ruff behaves (DESIGN.md §5 models the
+/* Known gradleak bugs/limitations in noqa_parse, pinned as ruff behaves (DESIGN.md §5 models the
  * CLI on ruff). These fail today; see the report that added them. */
-static void suppress_parse_after_unknown_code(void **state)
+static void noqa_parse_after_unknown_code(void **state)
 {
     (void)state;
     mismatches = 0;
@@ -581,7 +581,7 @@ static void suppress_parse_after_unknown_code(void **state)
     assert_int_equal(mismatches, 0);
 }
 
-static void suppress_parse_noqa_after_other_comment(void **state)
+static void noqa_parse_noqa_after_other_comment(void **state)
 {
     (void)state;
     mismatches = 0;
@@ -613,10 +613,10 @@ int main(void)
         cmocka_unit_test(utf8_and_utf16_counts),
     };
     const struct CMUnitTest suppress_tests[] = {
-        cmocka_unit_test(suppress_parse_cases),
-        cmocka_unit_test(suppress_parse_bounded),
-        cmocka_unit_test(suppress_parse_after_unknown_code),
-        cmocka_unit_test(suppress_parse_noqa_after_other_comment),
+        cmocka_unit_test(noqa_parse_cases),
+        cmocka_unit_test(noqa_parse_bounded),
+        cmocka_unit_test(noqa_parse_after_unknown_code),
+        cmocka_unit_test(noqa_parse_noqa_after_other_comment),
     };
     int failed = 0;
     failed += cmocka_run_group_tests_name("base (allocating)", alloc_tests, NULL, NULL);

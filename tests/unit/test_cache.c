@@ -118,6 +118,30 @@ static void test_roundtrip(void **state)
         lint_result_free(&out);
         gl_free(copy);
     }
+    /* a row whose rule this build does not have is refused (a Diag's rule is always a RuleId) */
+    {
+        LintResult one;
+        memset(&one, 0, sizeof one);
+        arena_init(&one.arena);
+        Diag e;
+        memset(&e, 0, sizeof e);
+        e.rule = RULE_GL101;
+        e.message = "m";
+        array_push(&one.diags, e);
+        StrBuf a, b;
+        sb_init(&a);
+        sb_init(&b);
+        lint_result_encode(&a, &one);
+        one.diags.items[0].rule = (RuleId)RULE_COUNT;
+        lint_result_encode(&b, &one);
+        assert_int_equal(lint_result_decode(a.data, a.len, &out), 0);
+        lint_result_free(&out);
+        assert_int_equal(lint_result_decode(b.data, b.len, &out), -1);
+        lint_result_free(&out);
+        sb_free(&a);
+        sb_free(&b);
+        lint_result_free(&one);
+    }
     /* a huge count is refused before any allocation */
     static const unsigned char huge[] = {'G', 'L', 'R', '2', 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f};
     assert_int_equal(lint_result_decode(huge, sizeof huge, &out), -1);

@@ -135,8 +135,9 @@ static void test_sanitize(void **state)
     char *s = out_utf8_sanitize("a\xFF\xC3\xA9\xED\xA0\x80z\xE4\xB8", 10);
     assert_string_equal(s, "a\xEF\xBF\xBD\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDz\xEF\xBF\xBD\xEF\xBF\xBD");
     gl_free(s);
-    assert_string_equal(out_rule(-1)->code, "GL000");
-    assert_string_equal(out_rule(RULE_COUNT)->code, "GL000");
+    /* an id out of range has no entry (the cache codec refuses such a row, test_cache) */
+    assert_null(rule_info(RULE_NONE));
+    assert_null(rule_info(RULE_COUNT));
     assert_string_equal(out_rule(RULE_GL101)->code, "GL101");
 }
 
