@@ -1,6 +1,7 @@
 /* `check` on Jupyter notebooks (see notebook.h). */
 #include <errno.h>
 #include <stdio.h>
+#include "base/file.h"
 #include "cli/notebook.h"
 #include "cli/udiff.h"
 #include "engine/fix.h"
@@ -20,27 +21,6 @@ NbStatus cli_nb_load(char **src, size_t *len, char *note, size_t notesz)
     return NB_OK;
 }
 
-/* The whole file, or NULL with errno. */
-static char *cli_nb__read(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    StrBuf sb;
-    sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_append(&sb, buf, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        sb_free(&sb);
-        errno = EIO;
-        return NULL;
-    }
-    sb_append(&sb, "", 0);
-    *len = sb.len;
-    return sb_take(&sb);
-}
 
 void cli_fix_notebook(CliFix *cf, const char *path, char **blob, size_t *len, LintResult *res, const LintOptions *o,
                       FILE *diff_out)
@@ -52,7 +32,7 @@ void cli_fix_notebook(CliFix *cf, const char *path, char **blob, size_t *len, Li
     Notebook linted;
     if (nb_blob_view(*blob, *len, &linted) < 0) return;
     size_t jlen;
-    char *json = cli_nb__read(path, &jlen);
+    char *json = gl_read_file(path, GL_READ_ANY_SIZE, &jlen);
     if (!json) {
         fprintf(stderr, "gradleak: error: %s: cannot read it again to fix it: %s\n", path, strerror(errno));
         cf->errors++;

@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "config/config.h"
@@ -478,26 +479,11 @@ static void settings__finish(Settings *s, const ConfigOverrides *ov)
 
 static char *config__read(const char *path, size_t *len, ConfigError *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        config__err(err, "%s: cannot read the configuration file: %s", path, strerror(errno));
-        return NULL;
-    }
-    StrBuf sb;
-    sb_init(&sb);
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len <= CONFIG_MAX_BYTES) sb_append(&sb, buf, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad || sb.len > CONFIG_MAX_BYTES) {
-        config__err(err, "%s: cannot read the configuration file: %s", path, bad ? strerror(EIO) : "larger than 1 MiB");
-        sb_free(&sb);
-        return NULL;
-    }
-    *len = sb.len;
-    if (!sb.data) sb_puts(&sb, "");
-    return sb_take(&sb);
+    char *text = gl_read_file(path, CONFIG_MAX_BYTES, len);
+    if (!text)
+        config__err(err, "%s: cannot read the configuration file: %s", path,
+                    errno == EFBIG ? "larger than 1 MiB" : strerror(errno));
+    return text;
 }
 
 /* Parses path; *has_table tells whether it configures gradleak (gradleak.toml always does). */

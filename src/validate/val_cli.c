@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "cache/history.h"
 #include "engine/engine.h"
@@ -796,7 +797,7 @@ static void cli__lint_project(Cli *c, const LintOptions *lo)
     for (int pass = 0; pass < PROJECT_MAX_ROUNDS && (k = project_missing(x.p, &found)) != 0; pass++) {
         for (uint32_t j = 0; j < k; j++) {
             size_t len = 0;
-            char *src = val_read_file(found[j], &len);
+            char *src = gl_read_file(found[j], GL_READ_ANY_SIZE, &len);
             uint32_t idx = project_add(x.p);
             array_push(&x.paths, found[j]);
             array_push(&x.srcs, src);
@@ -953,7 +954,7 @@ int val_main(int argc, char **argv, const ValHost *host)
         ValFile *vf = &c.files[i];
         vf->path = arena_strdup(&c.arena, names[i]);
         gl_free(names[i]);
-        vf->src = val_read_file(vf->path, &vf->len);
+        vf->src = gl_read_file(vf->path, GL_READ_ANY_SIZE, &vf->len);
         if (!vf->src) {
             fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", vf->path, strerror(errno));
             rc = EXIT_ERROR;

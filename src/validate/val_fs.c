@@ -215,27 +215,3 @@ int val_write_file(const char *path, const char *data, size_t len)
     return close(fd);
 }
 
-char *val_read_file(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return NULL;
-    StrBuf sb;
-    sb_init(&sb);
-    sb_append(&sb, "", 0);
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) != 0) {
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            sb_free(&sb);
-            errno = e;
-            return NULL;
-        }
-        sb_append(&sb, buf, (size_t)n);
-    }
-    close(fd);
-    *len = sb.len;
-    return sb_take(&sb);
-}

@@ -12,7 +12,5 @@ int val_copy_tree(const char *src, const char *dst, uint64_t cap, char **why);
 void val_remove_tree(const char *path);
 /* Writes len bytes to path (created 0600, truncated). Returns 0 or -1 (errno set). */
 int val_write_file(const char *path, const char *data, size_t len);
-/* Reads a whole file (gl_free it); NULL with errno set on failure. */
-char *val_read_file(const char *path, size_t *len);
 
 #endif

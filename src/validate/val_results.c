@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "validate/val_fs.h"
 #include "base/rule_catalog.h"
@@ -57,7 +58,7 @@ static const char *res__str(json_t *o, const char *key, Arena *a)
 void val_results_read(const char *path, Arena *a, ValRunOut *out, uint32_t n_loops)
 {
     size_t len = 0;
-    char *text = val_read_file(path, &len);
+    char *text = gl_read_file(path, GL_READ_ANY_SIZE, &len);
     if (!text) return;
     for (char *line = text, *next; line < text + len; line = next) {
         char *nl = memchr(line, '\n', (size_t)(text + len - line));

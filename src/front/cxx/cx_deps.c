@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "front/cxx/cx.h"
 
@@ -19,18 +20,12 @@ static uint64_t cx__deps_hash(const void *p, size_t n)
 
 static uint64_t cx__deps_hash_file(const char *path, bool *ok)
 {
-    FILE *f = fopen(path, "rb");
-    *ok = f != NULL;
-    if (!f) return 0;
-    StrBuf b;
-    sb_init(&b);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_append(&b, buf, n);
-    *ok = !ferror(f);
-    fclose(f);
-    uint64_t h = cx__deps_hash(b.data ? b.data : "", b.len);
-    sb_free(&b);
+    size_t len;
+    char *text = gl_read_file(path, GL_READ_ANY_SIZE, &len);
+    *ok = text != NULL;
+    if (!text) return 0;
+    uint64_t h = cx__deps_hash(text, len);
+    gl_free(text);
     return h;
 }
 
