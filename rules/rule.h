@@ -94,6 +94,11 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
 const char *rule_no_grad_name(const RuleCtx *c);
 const char *rule_no_grad_stmt(const RuleCtx *c);
 const char *rule_true(const RuleCtx *c);
+/* text as the file's language says it: in C++, `.item()` is `.item().toFloat()` and `self.x` is
+ * `this->x` (the C++ front end names members as Python attributes). rule_report, rule_related,
+ * rule_hint and the fix helpers apply it to what they are given; a rule that builds text itself
+ * applies it too. */
+const char *rule_say(const RuleCtx *c, const char *text);
 /* A function's qualified name as the file's language writes it ("Net.forward" / "Net::forward"). */
 const char *rule_func_name(RuleCtx *c, const char *qualname);
 /* Loop header line, 1-based. */

@@ -16,12 +16,12 @@ void rule_fix_edits(RuleCtx *c, Diag *d, FixSafety safety, const char *msg, cons
     if (!n) return;
     if (c->cxx && !rule__fix_speaks_cxx(c->rule)) return;
     Fix *fx = ARENA_NEW(c->arena, Fix);
-    fx->message = arena_strdup(c->arena, msg);
+    fx->message = arena_strdup(c->arena, rule_say(c, msg));
     fx->safety = safety;
     fx->edits = ARENA_NEW_N(c->arena, Edit, n);
     for (uint32_t k = 0; k < n; k++) {
         fx->edits[k] = edits[k];
-        fx->edits[k].text = arena_strdup(c->arena, edits[k].text ? edits[k].text : "");
+        fx->edits[k].text = arena_strdup(c->arena, edits[k].text ? rule_say(c, edits[k].text) : "");
     }
     fx->n_edits = n;
     d->fix = fx;

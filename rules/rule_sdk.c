@@ -8,6 +8,23 @@
 #include "base/strbuf.h"
 #include "rules/rule.h"
 
+static bool rule__ident_char(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
+
+const char *rule_say(const RuleCtx *c, const char *text)
+{
+    if (!c->cxx || !text || (!strstr(text, ".item()") && !strstr(text, "self."))) return text;
+    StrBuf b;
+    sb_init(&b);
+    for (const char *p = text; *p;) {
+        if (!strncmp(p, ".item()", 7)) sb_puts(&b, ".item().toFloat()"), p += 7;
+        else if (!strncmp(p, "self.", 5) && (p == text || !rule__ident_char(p[-1]))) sb_puts(&b, "this->"), p += 5;
+        else sb_putc(&b, *p++);
+    }
+    const char *r = arena_strndup(c->arena, b.data, b.len);
+    sb_free(&b);
+    return r;
+}
+
 Diag *rule_report(RuleCtx *c, Span span, Severity sev, const char *fmt, ...)
 {
     Diag d;
@@ -17,7 +34,7 @@ Diag *rule_report(RuleCtx *c, Span span, Severity sev, const char *fmt, ...)
     d.span = span;
     va_list ap;
     va_start(ap, fmt);
-    d.message = arena_vprintf(c->arena, fmt, ap);
+    d.message = rule_say(c, arena_vprintf(c->arena, fmt, ap));
     va_end(ap);
     array_push(c->out, d);
     return array_back(c->out);
@@ -30,7 +47,7 @@ void rule_related(RuleCtx *c, Diag *d, Span span, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     r[d->n_related].span = span;
-    r[d->n_related].message = arena_vprintf(c->arena, fmt, ap);
+    r[d->n_related].message = rule_say(c, arena_vprintf(c->arena, fmt, ap));
     va_end(ap);
     d->related = r;
     d->n_related++;
@@ -40,7 +57,7 @@ void rule_hint(RuleCtx *c, Diag *d, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    d->hint = arena_vprintf(c->arena, fmt, ap);
+    d->hint = rule_say(c, arena_vprintf(c->arena, fmt, ap));
     va_end(ap);
 }
 

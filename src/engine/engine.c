@@ -46,36 +46,6 @@ static bool lang_skip_binary(const char *src, size_t len)
  * `.item<float>()`, which needs `.template` where the tensor's type is dependent), and the
  * front end's `self.x` (a member, implicit or through this) is `this->x`. Rules word the rest for
  * C++ themselves (rule_no_grad_name, rule_func_name). */
-static bool engine__ident_char(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
-
-static const char *engine__cxx_text(Arena *a, const char *s)
-{
-    if (!s || (!strstr(s, ".item()") && !strstr(s, "self."))) return s;
-    StrBuf b;
-    sb_init(&b);
-    for (const char *p = s; *p;) {
-        if (!strncmp(p, ".item()", 7)) sb_puts(&b, ".item().toFloat()"), p += 7;
-        else if (!strncmp(p, "self.", 5) && (p == s || !engine__ident_char(p[-1]))) sb_puts(&b, "this->"), p += 5;
-        else sb_putc(&b, *p++);
-    }
-    const char *r = arena_strndup(a, b.data, b.len);
-    sb_free(&b);
-    return r;
-}
-
-static void engine__cxx_spelling(Arena *a, DiagList *diags)
-{
-    for (uint32_t i = 0; i < diags->len; i++) {
-        Diag *d = &diags->items[i];
-        d->message = engine__cxx_text(a, d->message);
-        d->hint = engine__cxx_text(a, d->hint);
-        for (uint32_t k = 0; k < d->n_related; k++) d->related[k].message = engine__cxx_text(a, d->related[k].message);
-        if (!d->fix) continue;
-        d->fix->message = engine__cxx_text(a, d->fix->message);
-        for (uint32_t k = 0; k < d->fix->n_edits; k++) d->fix->edits[k].text = engine__cxx_text(a, d->fix->edits[k].text);
-    }
-}
-
 SourceLang engine_lang_of(const char *path)
 {
     static const char *const exts[] = {".cpp", ".cc", ".cxx", ".cu", ".c++", ".hpp", ".hh", ".hxx", ".cuh", ".h"};
@@ -346,7 +316,6 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
         if (!in_error) out->diags.items[keep++] = *d;
     }
     out->diags.len = keep;
-    if (lang == LANG_CXX) engine__cxx_spelling(&out->arena, &out->diags);
     gl_ctx_stage("suppressions");
     Noqa *noqa;
     c.n_noqa = suppress_apply(&m, &out->arena, &out->diags, &noqa);
