@@ -288,28 +288,8 @@ static void comprehension(RuleCtx *c, const IrFunc *f, uint32_t build)
     if (next == IR_NONE || f->ops.items[next].a == IR_NONE) return;
     const AVal *it = &ff->val[f->ops.items[next].a];
     bool batches = it->kind == VK_LOADER;
-    if (!batches && it->kind == VK_UNKNOWN && !(it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT))) {
-        /* what it yields (unpacked, indexed) moved to a device inside the comprehension */
-        uint8_t *part = gl_calloc(build - next + 1, 1);
-        Array(uint32_t) vars;
-        array_init(&vars);
-        part[0] = 1;
-        for (uint32_t k = next + 1; k < build && !batches; k++) {
-            const IrOp *o = &f->ops.items[k];
-            bool pa = o->a != IR_NONE && o->a >= next && o->a < build && part[o->a - next];
-            if ((o->kind == IR_UNPACK || o->kind == IR_ITEM || o->kind == IR_ATTR) && pa) part[k - next] = 1;
-            if (o->kind == IR_STORE && pa && o->var != IR_NONE) array_push(&vars, o->var);
-            if (o->kind == IR_LOAD)
-                for (uint32_t j = 0; j < vars.len; j++)
-                    if (vars.items[j] == o->var) part[k - next] = 1;
-            const char *m = o->kind == IR_CALL ? df_method_name(f, k) : NULL;
-            uint32_t r = m ? df_receiver(f, k) : IR_NONE;
-            if (m && r != IR_NONE && r >= next && part[r - next] && (!strcmp(m, "to") || !strcmp(m, "cuda")))
-                batches = true;
-        }
-        array_free(&vars);
-        gl_free(part);
-    }
+    if (!batches && it->kind == VK_UNKNOWN && !(it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT)))
+        batches = df_yield_moved(NULL, f, next, build, ff->reached); /* what it yields, moved to a device */
     if (!batches) return;
     const char *vt = rule_text(c, f, elem);
     const char *it_text = rule_text(c, f, f->ops.items[next].a);

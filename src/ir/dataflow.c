@@ -8,126 +8,17 @@
  *
  * Functions are analysed on demand when first called (so a helper's summary is ready where it is
  * used), the rest afterwards, each once. Nothing here recurses over syntax; the only recursion is
- * through calls of local functions, bounded by DF_MAX_CALL_DEPTH. */
-#include <pthread.h>
+ * through calls of local functions, bounded by DF_MAX_CALL_DEPTH.
+ *
+ * What an API name does is asked of api.h (torch_api.def, builtins.def); the evidence read before
+ * a function is interpreted is in prescan.c; loop kinds and the marks that need every function's
+ * facts are in loops.c. */
 #include <stdio.h>
 #include "base/strmap.h"
-#include "ir/dataflow.h"
+#include "ir/dataflow_int.h"
 
 #define DF_MAX_PASSES 4
 #define DF_MAX_CALL_DEPTH 6
-
-typedef enum ApiEffect {
-    EFF_NONE, EFF_DIFF, EFF_NONDIFF, EFF_SCALAR, EFF_DETACH, EFF_MOVE, EFF_INPLACE, EFF_FACTORY,
-    EFF_REDUCE, EFF_LOSS, EFF_SHAPE, EFF_PIECES, EFF_MODULE, EFF_LOSSMOD, EFF_OPTIM, EFF_LOADER,
-    EFF_PARAM, EFF_NOGRAD, EFF_INFER, EFF_ENABLE, EFF_BACKWARD, EFF_VARIABLE, EFF_GRADFN,
-} ApiEffect;
-
-typedef struct ApiEntry {
-    const char *name;
-    uint8_t effect;
-    uint8_t kind; /* 0 function, 1 prefix, 2 method */
-} ApiEntry;
-
-static const ApiEntry api_table[] = {
-#define API_FN(n, e) {n, EFF_##e, 0},
-#define API_PREFIX(n, e) {n, EFF_##e, 1},
-#define API_METHOD(n, e) {n, EFF_##e, 2},
-#include "ir/torch_api.def"
-#undef API_FN
-#undef API_PREFIX
-#undef API_METHOD
-};
-
-/* Methods that only modules (and optimizers) have: evidence that an unknown object is a model. */
-static const char *const df_module_methods[] = {
-    "parameters", "named_parameters", "eval", "train", "state_dict", "load_state_dict", "modules",
-    "children", "named_modules", "buffers", "forward", "apply", "register_buffer",
-    "register_forward_hook", "init_hidden", "init_hidden_state", "init_state", "create_hidden",
-    "reset_state", "reset_hidden", "reset_states", "begin_state", "initHidden", "init_states",
-};
-
-/* The tables hashed once per process: every call and method of every pass looks names up (a
- * linear strcmp over 160 entries was a tenth of an LSP re-lint). First entry of a name wins, as in
- * the table order. */
-static StrMap api_fns, api_methods, df_module_method_set;
-static uint32_t api_prefixes[64], api_prefix_len[64], n_api_prefixes;
-static pthread_once_t api_once = PTHREAD_ONCE_INIT;
-
-static void api__init(void)
-{
-    for (uint32_t i = 0; i < ARRAY_LEN(api_table); i++) {
-        const ApiEntry *e = &api_table[i];
-        StrMap *m = e->kind == 0 ? &api_fns : e->kind == 2 ? &api_methods : NULL;
-        size_t n = strlen(e->name);
-        if (m && strmap_get(m, e->name, n) == UINT32_MAX) strmap_put(m, e->name, n, i);
-        if (e->kind == 1 && ALWAYS(n_api_prefixes < ARRAY_LEN(api_prefixes)))
-            api_prefix_len[n_api_prefixes] = (uint32_t)n, api_prefixes[n_api_prefixes++] = i;
-    }
-    for (uint32_t i = 0; i < ARRAY_LEN(df_module_methods); i++)
-        strmap_put(&df_module_method_set, df_module_methods[i], strlen(df_module_methods[i]), i);
-}
-
-static ApiEffect api_function(const char *qual)
-{
-    if (!qual) return EFF_NONE;
-    pthread_once(&api_once, api__init);
-    uint32_t hit = strmap_get(&api_fns, qual, strlen(qual));
-    if (hit != UINT32_MAX) return api_table[hit].effect;
-    /* Hugging Face model classes load modules (AutoModelForCausalLM.from_pretrained, BertModel,
-     * GPT2LMHeadModel); tokenizers, configs and processors are not modules */
-    size_t ql = strlen(qual);
-    if (!strncmp(qual, "transformers.", 13) && ql > 16 && !strcmp(qual + ql - 16, ".from_pretrained")) {
-        const char *cls = qual + 13;
-        const char *dot = strchr(cls, '.');
-        size_t n = dot ? (size_t)(dot - cls) : 0;
-        for (size_t i = 0; i + 5 <= n; i++)
-            if (!strncmp(cls + i, "Model", 5)) return EFF_MODULE;
-        return EFF_NONE;
-    }
-    for (uint32_t k = 0; k < n_api_prefixes; k++) {
-        const ApiEntry *e = &api_table[api_prefixes[k]];
-        if (strncmp(qual, e->name, api_prefix_len[k]) != 0) continue;
-        /* torchvision's model builders are lowercase functions that return modules (resnet50(),
-         * detection.fasterrcnn_resnet50_fpn(), get_model()) */
-        if (e->effect == EFF_MODULE && !strcmp(e->name, "torchvision.models.")) return EFF_MODULE;
-        if (e->effect == EFF_MODULE || e->effect == EFF_OPTIM) {
-            /* constructors are CamelCase: torch.nn.Linear, torch.optim.Adam; lowercase names under
-             * torch.nn (torch.nn.functional handled above) are functions */
-            const char *last = strrchr(qual, '.');
-            last = last ? last + 1 : qual;
-            if (last[0] < 'A' || last[0] > 'Z') return EFF_DIFF;
-            if (e->effect == EFF_MODULE) {
-                size_t n = strlen(last);
-                if (n > 4 && !strcmp(last + n - 4, "Loss")) return EFF_LOSSMOD;
-            }
-        }
-        /* a CamelCase name under torch is a class (an observer, a Generator): an object */
-        if (e->effect == EFF_DIFF && !strcmp(e->name, "torch.")) {
-            const char *last = strrchr(qual, '.');
-            if (last && last[1] >= 'A' && last[1] <= 'Z') return EFF_MODULE;
-        }
-        return e->effect;
-    }
-    return EFF_NONE;
-}
-
-static ApiEffect api_method(const char *name)
-{
-    if (!name) return EFF_NONE;
-    pthread_once(&api_once, api__init);
-    uint32_t hit = strmap_get(&api_methods, name, strlen(name));
-    return hit == UINT32_MAX ? EFF_NONE : (ApiEffect)api_table[hit].effect;
-}
-
-/* The function of method name in local class cls, or IR_NONE. */
-static uint32_t df__class_method(const IrModule *m, uint32_t cls, const char *name)
-{
-    const IrClass *c = m->classes.items[cls];
-    for (uint32_t k = 0; k < c->methods.len; k++)
-        if (!strcmp(m->funcs.items[c->methods.items[k]]->name, name)) return c->methods.items[k];
-    return IR_NONE;
-}
 
 /* The function of the file that call op runs: a local function, or a method of a local class
  * called on one of its objects (self.train_step(batch)); IR_NONE when unknown. */
@@ -138,26 +29,13 @@ uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uin
     if (o->a == IR_NONE) return IR_NONE;
     const AVal *cv = &ff->val[o->a];
     if (cv->kind == VK_FUNC) return cv->ref != IR_NONE && cv->ref < m->funcs.len ? cv->ref : IR_NONE;
-    const char *method = df_method_name(f, op);
-    uint32_t r = df_receiver(f, op);
+    const char *method = ir_call_method(f, op);
+    uint32_t r = ir_call_receiver(f, op);
     if (!method || r == IR_NONE) return IR_NONE;
     const AVal *rv = &ff->val[r];
     if ((rv->kind != VK_OBJECT && rv->kind != VK_MODULE) || rv->ref == IR_NONE || rv->ref >= m->classes.len)
         return IR_NONE;
-    return df__class_method(m, rv->ref, method);
-}
-
-static bool df__module_method(const char *name)
-{
-    pthread_once(&api_once, api__init);
-    return strmap_get(&df_module_method_set, name, strlen(name)) != UINT32_MAX;
-}
-
-static bool df__container_mutator(const char *name)
-{
-    return !strcmp(name, "append") || !strcmp(name, "extend") || !strcmp(name, "insert") ||
-           !strcmp(name, "add") || !strcmp(name, "update") || !strcmp(name, "setdefault") ||
-           !strcmp(name, "appendleft") || !strcmp(name, "put");
+    return ir_class_method(m, rv->ref, method);
 }
 
 const char *df_loop_kind_name(uint8_t kind)
@@ -229,36 +107,6 @@ static AVal aval_join(const AVal *a, const AVal *b)
 
 /* ---- the interpreter ------------------------------------------------------------------------- */
 
-typedef struct Region {
-    uint8_t kind;   /* IR_IF, IR_TRY, IR_LOOP */
-    uint8_t has_else, in_handler, pass;
-    uint32_t op;    /* the opening op */
-    uint32_t loop;  /* loop id for IR_LOOP */
-    AVal *pre;      /* IF/TRY: env before; LOOP: env at entry */
-    AVal *alt;      /* IF: then-branch end; TRY: try-body end + handler ends; LOOP: header env */
-    AVal *brk;      /* LOOP: join of break envs */
-    AVal *cont;     /* LOOP: join of continue envs */
-    bool alt_dead, brk_dead, cont_dead, pre_dead;
-} Region;
-
-typedef struct Interp {
-    const AVal *hints; /* kinds of the arguments at the first call site, or NULL */
-    uint32_t nhints;
-    const IrModule *m;
-    Facts *fx;
-    const IrFunc *f;
-    FuncFacts *ff;
-    Arena *arena;
-    uint32_t nvars;
-    AVal *env;
-    bool dead;
-    Array(Region) regions;
-    uint8_t *backward_vars; /* variables .backward() is called on somewhere: they carry a graph */
-    uint8_t *has_attrs;     /* variables that are the base of attribute pseudo-vars (self, x in x.a) */
-    uint8_t *module_vars;   /* variables with module-only methods called on them */
-    int depth;
-} Interp;
-
 static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints, uint32_t nhints);
 
 static AVal *env_copy(Interp *I, const AVal *src)
@@ -280,66 +128,6 @@ static AVal val_of(Interp *I, uint32_t op)
 {
     if (op == IR_NONE || op >= I->f->ops.len) return aval(VK_UNKNOWN, G_NONE, IR_NONE);
     return *VAL(I, op);
-}
-
-uint32_t df_receiver(const IrFunc *f, uint32_t call)
-{
-    const IrOp *c = &f->ops.items[call];
-    if (c->kind != IR_CALL || c->a == IR_NONE) return IR_NONE;
-    const IrOp *callee = &f->ops.items[c->a];
-    return callee->kind == IR_ATTR ? callee->a : IR_NONE;
-}
-
-const char *df_method_name(const IrFunc *f, uint32_t call)
-{
-    const IrOp *c = &f->ops.items[call];
-    if (c->kind != IR_CALL || c->a == IR_NONE) return NULL;
-    const IrOp *callee = &f->ops.items[c->a];
-    return callee->kind == IR_ATTR ? callee->name : NULL;
-}
-
-uint32_t df_kwarg(const IrFunc *f, uint32_t call, const char *kw)
-{
-    const IrOp *c = &f->ops.items[call];
-    for (uint32_t i = 0; i < c->nargs; i++) {
-        const char *k = f->kw.items[c->args + i];
-        if (k && !strcmp(k, kw)) return f->args.items[c->args + i];
-    }
-    return IR_NONE;
-}
-
-bool df_const_true(const IrFunc *f, uint32_t op)
-{
-    if (op == IR_NONE) return false;
-    const IrOp *o = &f->ops.items[op];
-    return o->kind == IR_CONST && o->name && !strcmp(o->name, "True");
-}
-
-uint32_t df_root_var(const IrFunc *f, uint32_t op)
-{
-    /* through subscripts: metrics["loss"].append(x) grows `metrics` */
-    for (int guard = 0; op != IR_NONE && guard < 16; guard++) {
-        const IrOp *o = &f->ops.items[op];
-        if ((o->kind == IR_LOAD || o->kind == IR_ATTR) && o->var != IR_NONE) return o->var;
-        if (o->kind != IR_ITEM) return IR_NONE;
-        op = o->a;
-    }
-    return IR_NONE;
-}
-
-/* The variable an op's value is read from (for in-place updates of containers and tensors). */
-static uint32_t df__var_of(Interp *I, uint32_t op) { return df_root_var(I->f, op); }
-
-/* reduction="none" (or reduce=False): a loss per element, not a 0-dim tensor */
-static bool df__no_reduction(const IrFunc *f, uint32_t call)
-{
-    uint32_t r = df_kwarg(f, call, "reduction");
-    if (r != IR_NONE) {
-        const IrOp *o = &f->ops.items[r];
-        return !(o->kind == IR_CONST && o->name && (strstr(o->name, "mean") || strstr(o->name, "sum")));
-    }
-    r = df_kwarg(f, call, "reduce");
-    return r != IR_NONE && !df_const_true(f, r);
 }
 
 static uint8_t grad_of_arg(const AVal *v)
@@ -520,42 +308,33 @@ static AVal df_call(Interp *I, uint32_t op)
     /* a submodule held in an attribute (self.lstm(x)): a model call, not a method */
     if (callee && callee->kind == IR_ATTR && cv.kind == VK_MODULE) return df__model_output(I, op, &cv, max_arg);
 
-    const char *method = df_method_name(f, op);
-    uint32_t recv_op = df_receiver(f, op);
+    const char *method = ir_call_method(f, op);
+    uint32_t recv_op = ir_call_receiver(f, op);
     AVal recv = val_of(I, recv_op);
 
     /* 2. torch functions by resolved name */
     ApiEffect fe = api_function(o->qual);
-    const char *lastseg = o->qual ? strrchr(o->qual, '.') : NULL;
-    lastseg = lastseg ? lastseg + 1 : o->qual;
-    if (fe == EFF_NONE && o->qual && !strncmp(o->qual, "torch.", 6)) fe = EFF_DIFF;
-    if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "Variable")) fe = EFF_VARIABLE;
-    if (fe == EFF_NONE && lastseg && !strcmp(lastseg, "DataLoader")) fe = EFF_LOADER;
-    if (o->qual && (!strcmp(o->qual, "torch.load") || !strcmp(o->qual, "torch.hub.load"))) {
-        /* whatever was saved: a whole model as often as a tensor or a state dict */
-        r.kind = VK_UNKNOWN;
-        return r;
-    }
+    if (fe == EFF_UNPICKLE) return r; /* torch.load: a model as often as a tensor or a state dict */
     if (fe != EFF_NONE && (!method || cv.kind == VK_MODREF || callee->qual)) {
         switch (fe) {
         case EFF_FACTORY:
         case EFF_PARAM: {
             r.kind = VK_TENSOR;
-            bool rg = fe == EFF_PARAM || df_const_true(f, df_kwarg(f, op, "requires_grad"));
+            bool rg = fe == EFF_PARAM || ir_const_true(f, api_call_kwarg(f, op, API_KW_REQUIRES_GRAD));
             if (rg && !off) r.grad = G_LIVE, r.src = op;
             return r;
         }
         case EFF_VARIABLE: {
             r = nargs ? args[0] : r;
             r.def = op;
-            if (df_const_true(f, df_kwarg(f, op, "requires_grad")) && !off) r.grad = G_LIVE, r.src = op;
+            if (ir_const_true(f, api_call_kwarg(f, op, API_KW_REQUIRES_GRAD)) && !off) r.grad = G_LIVE, r.src = op;
             if (r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
             return r;
         }
         case EFF_MODULE: r.kind = VK_MODULE; return r;
         case EFF_LOSSMOD:
             r.kind = VK_MODULE, r.flags = VF_LOSSMOD;
-            if (df__no_reduction(f, op)) r.flags |= VF_NOREDUCE;
+            if (api_call_no_reduction(f, op)) r.flags |= VF_NOREDUCE;
             return r;
         case EFF_OPTIM: r.kind = VK_OPTIM; return r;
         case EFF_LOADER: r.kind = VK_LOADER; return r;
@@ -565,7 +344,7 @@ static AVal df_call(Interp *I, uint32_t op)
             if (fe == EFF_SHAPE) r.flags = VF_SHAPE;
             return r;
         case EFF_BACKWARD: case EFF_GRADFN:
-            if (!df_const_true(f, df_kwarg(f, op, "retain_graph"))) df__backward_effect(I, op);
+            if (!ir_const_true(f, api_call_kwarg(f, op, API_KW_RETAIN_GRAPH))) df__backward_effect(I, op);
             return r;
         default: break;
         }
@@ -578,8 +357,8 @@ static AVal df_call(Interp *I, uint32_t op)
         r.pmask = pmask;
         r.cmask = off ? 0 : cmask;
         if (fe == EFF_PIECES) r.elem = r.grad, r.flags |= VF_PIECES;
-        if (fe == EFF_LOSS && !df__no_reduction(f, op)) r.flags |= VF_ZERO_DIM;
-        if (fe == EFF_REDUCE && o->nargs <= 1 && df_kwarg(f, op, "dim") == IR_NONE) r.flags |= VF_ZERO_DIM;
+        if (fe == EFF_LOSS && !api_call_no_reduction(f, op)) r.flags |= VF_ZERO_DIM;
+        if (fe == EFF_REDUCE && o->nargs <= 1 && api_call_kwarg(f, op, API_KW_DIM) == IR_NONE) r.flags |= VF_ZERO_DIM;
         /* a module passed to a torch function: data_parallel(model, x) and checkpoint(fn, x) call
          * it; jit.script(model), compile(model) return a module */
         bool has_module = false, has_data = false;
@@ -589,77 +368,63 @@ static AVal df_call(Interp *I, uint32_t op)
             else has_data = true;
         }
         if (has_module && !has_data) return aval(VK_MODULE, G_NONE, op);
-        if (has_module && o->qual &&
-            (strstr(o->qual, "data_parallel") || !strcmp(o->qual, "torch.utils.checkpoint.checkpoint")) && !off)
+        if (has_module && api_runs_module(o->qual) && !off)
             r.grad = G_LIVE, r.src = op, r.flags |= VF_MODEL_OUT;
         return r;
     }
 
     /* 3. builtins */
     if (callee && callee->kind == IR_LOAD && !callee->qual && cv.kind == VK_UNKNOWN) {
-        const char *n = callee->name;
-        if (!strcmp(n, "float") || !strcmp(n, "int") || !strcmp(n, "bool") || !strcmp(n, "str") ||
-            !strcmp(n, "print") || !strcmp(n, "isinstance") || !strcmp(n, "hasattr") ||
-            !strcmp(n, "round") || !strcmp(n, "repr") || !strcmp(n, "format") || !strcmp(n, "id") ||
-            !strcmp(n, "type") || !strcmp(n, "super") || !strcmp(n, "open")) {
-            r.kind = VK_SCALAR;
-            return r;
-        }
-        if (!strcmp(n, "len")) {
+        ApiBuiltin b = api_builtin(callee->name);
+        switch (b) {
+        case B_SCALAR: r.kind = VK_SCALAR; return r;
+        case B_LEN:
             r.kind = VK_SCALAR;
             if (nargs && (args[0].kind == VK_TENSOR || (args[0].flags & VF_PIECES))) r.flags = VF_SHAPE;
             return r;
-        }
-        if (!strcmp(n, "range")) {
+        case B_RANGE:
             r.kind = VK_RANGE;
             r.flags = arg_flags & VF_SHAPE;
             return r;
-        }
-        if (!strcmp(n, "enumerate") || !strcmp(n, "iter") || !strcmp(n, "reversed") || !strcmp(n, "tqdm") ||
-            !strcmp(n, "zip") || !strcmp(n, "sorted") || !strcmp(n, "list") || !strcmp(n, "tuple") ||
-            !strcmp(n, "set") || !strcmp(n, "dict") || !strcmp(n, "next") || !strcmp(n, "sum") ||
-            !strcmp(n, "max") || !strcmp(n, "min") || !strcmp(n, "abs") || !strcmp(n, "getattr")) {
+        case B_PASS: case B_ZIP: case B_ENUMERATE: case B_NEXT: case B_REDUCE: case B_COLLECT:
             if (!nargs) { r.kind = VK_CONTAINER; return r; }
             r = args[0];
             r.def = op;
-            if (!strcmp(n, "zip"))
+            if (b == B_ZIP)
                 for (uint32_t i = 1; i < nargs; i++) r = aval_join(&r, &args[i]);
-            if (!strcmp(n, "enumerate")) r.flags |= VF_ENUM;
-            if (!strcmp(n, "sum") || !strcmp(n, "max") || !strcmp(n, "min") || !strcmp(n, "next")) {
+            if (b == B_ENUMERATE) r.flags |= VF_ENUM;
+            if (b == B_NEXT || b == B_REDUCE) {
                 if (r.kind == VK_CONTAINER) r.grad = GL_MAX(r.grad, r.elem), r.kind = VK_UNKNOWN;
-                if (!strcmp(n, "sum") || !strcmp(n, "max") || !strcmp(n, "min")) {
+                if (b == B_REDUCE)
                     for (uint32_t i = 1; i < nargs; i++) r.grad = GL_MAX(r.grad, grad_of_arg(&args[i]));
-                }
             }
-            if ((!strcmp(n, "list") || !strcmp(n, "tuple") || !strcmp(n, "set") || !strcmp(n, "dict")) &&
-                r.kind != VK_CONTAINER)
-                r.kind = VK_CONTAINER, r.elem = r.grad;
+            if (b == B_COLLECT && r.kind != VK_CONTAINER) r.kind = VK_CONTAINER, r.elem = r.grad;
             if (off) r.grad = GL_MIN(r.grad, G_MAY);
             return r;
+        case B_NONE: break;
         }
     }
 
     /* 4. methods */
     if (method) {
-        ApiEffect me = api_method(method);
-        uint32_t rv = df__var_of(I, recv_op);
-        if (!strcmp(method, "backward") || (me == EFF_BACKWARD)) {
-            if (!df_const_true(f, df_kwarg(f, op, "retain_graph"))) df__backward_effect(I, op);
+        ApiMethod am = api_method(method);
+        ApiEffect me = (ApiEffect)am.effect;
+        uint32_t mflags = am.flags;
+        uint32_t rv = ir_root_var(I->f, recv_op);
+        if (me == EFF_BACKWARD) {
+            if (!ir_const_true(f, api_call_kwarg(f, op, API_KW_RETAIN_GRAPH))) df__backward_effect(I, op);
             return r;
         }
-        if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && !strcmp(method, "zero_grad"))) {
+        if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && (mflags & M_ZERO_GRAD))) {
             r.kind = VK_UNKNOWN;
             return r;
         }
-        if ((recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) &&
-            (!strcmp(method, "modules") || !strcmp(method, "named_modules") || !strcmp(method, "children") ||
-             !strcmp(method, "named_children"))) {
+        if ((recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) && (mflags & M_MODLIST)) {
             r.kind = VK_CONTAINER;
             r.flags = VF_MODLIST;
             return r;
         }
-        if ((recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) &&
-            (!strcmp(method, "parameters") || !strcmp(method, "named_parameters"))) {
+        if ((recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) && (mflags & M_PARAMS)) {
             /* parameters require grad: each is a graph source */
             r.kind = VK_CONTAINER;
             r.elem = off ? G_NONE : G_LIVE;
@@ -667,19 +432,13 @@ static AVal df_call(Interp *I, uint32_t op)
             return r;
         }
         if (recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) {
-            if (!strcmp(method, "forward") || !strcmp(method, "__call__"))
-                return df__model_output(I, op, &recv, max_arg);
-            if (!strcmp(method, "cuda") || !strcmp(method, "to") || !strcmp(method, "cpu") ||
-                !strcmp(method, "train") || !strcmp(method, "eval") || !strcmp(method, "half") ||
-                !strcmp(method, "float") || !strcmp(method, "double") || !strcmp(method, "requires_grad_")) {
+            if (mflags & M_CALLS_MODEL) return df__model_output(I, op, &recv, max_arg);
+            if (mflags & M_MODULE_SELF) {
                 r = recv; /* modules convert in place and return themselves */
                 r.def = op;
-                if (!strcmp(method, "requires_grad_") && o->nargs >= 1) {
-                    const IrOp *a0 = OP(I, f->args.items[o->args]);
-                    if (a0->kind == IR_CONST && a0->name && !strcmp(a0->name, "False")) {
-                        r.flags |= VF_FROZEN;
-                        if (rv != IR_NONE && rv < I->nvars) I->env[rv].flags |= VF_FROZEN;
-                    }
+                if ((mflags & M_FREEZE) && o->nargs >= 1 && ir_const_false(f, f->args.items[o->args])) {
+                    r.flags |= VF_FROZEN;
+                    if (rv != IR_NONE && rv < I->nvars) I->env[rv].flags |= VF_FROZEN;
                 }
                 return r;
             }
@@ -709,16 +468,16 @@ static AVal df_call(Interp *I, uint32_t op)
                     return r;
                 }
             }
-            if (rv != IR_NONE && df__module_method(method))
+            if (rv != IR_NONE && (mflags & M_MODULE_ONLY) && (mflags & M_RESETS))
                 for (uint32_t v = 0; v < I->nvars; v++)
-                    if (f->vars.items[v].base == rv && strstr(method, "init")) {
+                    if (f->vars.items[v].base == rv) {
                         I->env[v] = aval(VK_UNKNOWN, G_NONE, op);
                         I->env[v].flags = VF_RESET;
                     }
             r.grad = G_MAY;
             return r;
         }
-        if (df__container_mutator(method) && recv.kind != VK_TENSOR) {
+        if ((mflags & M_MUTATES) && recv.kind != VK_TENSOR) {
             if (rv != IR_NONE) {
                 AVal *cv2 = &I->env[rv];
                 uint8_t g = G_NONE;
@@ -730,11 +489,9 @@ static AVal df_call(Interp *I, uint32_t op)
             return r;
         }
         if (recv.kind == VK_CONTAINER || recv.kind == VK_LOADER) {
-            if (!strcmp(method, "pop") || !strcmp(method, "get") || !strcmp(method, "values") ||
-                !strcmp(method, "items") || !strcmp(method, "copy")) {
+            if (mflags & M_GETS) {
                 r.grad = recv.elem;
-                r.kind = !strcmp(method, "values") || !strcmp(method, "items") || !strcmp(method, "copy")
-                             ? VK_CONTAINER : VK_UNKNOWN;
+                r.kind = mflags & M_VIEW ? VK_CONTAINER : VK_UNKNOWN;
                 r.elem = recv.elem;
                 return r;
             }
@@ -743,7 +500,7 @@ static AVal df_call(Interp *I, uint32_t op)
         }
         if (recv.kind == VK_OBJECT && recv.ref != IR_NONE && recv.ref < I->m->classes.len) {
             /* a method of a local class (a Trainer): its summary */
-            uint32_t mi = df__class_method(I->m, recv.ref, method);
+            uint32_t mi = ir_class_method(I->m, recv.ref, method);
             if (mi != IR_NONE) {
                 AVal pos[16];
                 uint32_t np = 0;
@@ -770,8 +527,8 @@ static AVal df_call(Interp *I, uint32_t op)
             return r;
         }
         /* eval(), train(), parameters()... exist only on modules: the receiver is one */
-        if (df__module_method(method)) {
-            r.kind = (!strcmp(method, "eval") || !strcmp(method, "train")) ? VK_MODULE : VK_UNKNOWN;
+        if (mflags & M_MODULE_ONLY) {
+            r.kind = mflags & M_MODE ? VK_MODULE : VK_UNKNOWN;
             if (rv != IR_NONE && I->env[rv].kind == VK_UNKNOWN) I->env[rv].kind = VK_MODULE;
             return r;
         }
@@ -782,7 +539,7 @@ static AVal df_call(Interp *I, uint32_t op)
         case EFF_NONDIFF: case EFF_DETACH:
             r.kind = VK_TENSOR;
             r.flags = recv.flags & (VF_ZERO_DIM | VF_BATCH);
-            if (me == EFF_DETACH && rv != IR_NONE && !strcmp(method, "detach_")) {
+            if (me == EFF_DETACH && rv != IR_NONE && (mflags & M_DETACH_SELF)) {
                 /* an attribute not yet touched in this call (self.sums.detach_()) now holds the
                  * detached value: later reads are no longer the previous call's graph */
                 if (I->env[rv].flags & VF_UNSET) I->env[rv] = recv, I->env[rv].carried = IR_NONE;
@@ -827,7 +584,7 @@ static AVal df_call(Interp *I, uint32_t op)
     if (cv.kind == VK_MODULE || (cv.flags & VF_MAYBE_MODULE)) return df__model_output(I, op, &cv, max_arg);
 
     /* 6. unknown callables */
-    if (cv.kind == VK_MODREF && lastseg && lastseg[0] >= 'A' && lastseg[0] <= 'Z') {
+    if (cv.kind == VK_MODREF && api_camel_last(o->qual)) {
         /* an imported class: an object; a model when the code treats it like one */
         r.kind = VK_OBJECT;
         return r;
@@ -892,7 +649,7 @@ static AVal df_attr(Interp *I, uint32_t op)
 static AVal df_attr__plain(Interp *I, uint32_t op)
 {
     const IrOp *o = OP(I, op);
-    if (o->qual && strcmp(o->qual, "torch.Tensor") != 0) { /* (C++ marks members declared as tensors) */
+    if (o->qual && !api_is(o->qual, API_NAME_TENSOR_TYPE)) { /* (C++ marks members declared as tensors) */
         AVal r = aval(VK_MODREF, G_NONE, op);
         return r;
     }
@@ -901,11 +658,11 @@ static AVal df_attr__plain(Interp *I, uint32_t op)
         return r;
     }
     AVal base = val_of(I, o->a);
-    const char *n = o->name;
+    ApiEffect ae = api_attr(o->name);
     AVal r = aval(VK_UNKNOWN, G_NONE, op);
     if (base.kind == VK_MODULE || base.kind == VK_OBJECT) {
         if (base.ref != IR_NONE) {
-            r = df__class_attr(I, base.ref, n);
+            r = df__class_attr(I, base.ref, o->name);
             if (o->var != IR_NONE) {
                 /* read before any store in this call: the value an earlier call left there */
                 r.flags |= VF_OUTER;
@@ -914,7 +671,7 @@ static AVal df_attr__plain(Interp *I, uint32_t op)
             if (r.def == IR_NONE) r.def = op;
             return r;
         }
-        if (!strcmp(n, "weight") || !strcmp(n, "bias")) {
+        if (ae == EFF_PARAM) { /* weight, bias */
             r.kind = VK_TENSOR, r.grad = df_mode_off(o->mode) ? G_NONE : G_LIVE, r.src = op;
             return r;
         }
@@ -922,17 +679,15 @@ static AVal df_attr__plain(Interp *I, uint32_t op)
         r.flags = VF_MAYBE_MODULE;
         return r;
     }
-    if (!strcmp(n, "data")) {
+    switch (ae) {
+    case EFF_DETACH: /* .data */
         r = base, r.def = op, r.grad = G_NONE, r.elem = G_NONE, r.pmask = 0;
         if (r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
         return r;
-    }
-    if (!strcmp(n, "grad")) { r.kind = VK_TENSOR; return r; }
-    if (!strcmp(n, "shape") || !strcmp(n, "ndim")) { r.kind = VK_SCALAR, r.flags = VF_SHAPE; return r; }
-    if (!strcmp(n, "dtype") || !strcmp(n, "device") || !strcmp(n, "is_cuda") || !strcmp(n, "requires_grad") ||
-        !strcmp(n, "grad_fn")) {
-        r.kind = VK_SCALAR;
-        return r;
+    case EFF_GRAD: r.kind = VK_TENSOR; return r;
+    case EFF_SHAPE: r.kind = VK_SCALAR, r.flags = VF_SHAPE; return r;
+    case EFF_SCALAR: r.kind = VK_SCALAR; return r;
+    default: break;
     }
     /* attributes of values that carry a graph carry it too (outputs.logits, out.last_hidden_state) */
     r = base;
@@ -1009,19 +764,16 @@ static void df_step(Interp *I, uint32_t op)
         const IrFunc *f = I->f;
         bool is_self = f->cls != IR_NONE && o->aux == 0;
         for (uint32_t i = 0; i < f->decorators.len; i++)
-            if (strstr(f->decorators.items[i], "staticmethod")) is_self = false;
+            if (strstr(f->decorators.items[i], api_name(PY_NAME_STATICMETHOD))) is_self = false;
+        ValKind declared = api_declared_type(o->qual); /* a C++ parameter's type */
         if (is_self) {
             r.kind = df__class_is_module(I->m, f->cls) ? VK_MODULE : VK_OBJECT;
             r.ref = f->cls;
-        } else if (o->qual && (strstr(o->qual, "Module") || !strcmp(o->qual, "torch.nn.Module"))) {
-            r.kind = VK_MODULE;
-        } else if (o->qual && !strncmp(o->qual, "torch.optim.", 12) && !strstr(o->qual, "lr_scheduler")) {
-            r.kind = VK_OPTIM; /* a parameter typed as an optimizer (a C++ parameter's type) */
-        } else if (o->qual && strstr(o->qual, "DataLoader")) {
-            r.kind = VK_LOADER;
+        } else if (declared == VK_MODULE || declared == VK_OPTIM || declared == VK_LOADER) {
+            r.kind = declared;
         } else {
             r.grad = G_MAY;
-            if (o->qual && strstr(o->qual, "Tensor")) r.kind = VK_TENSOR;
+            if (declared == VK_TENSOR) r.kind = VK_TENSOR;
             if (o->aux < 16) r.pmask = (uint16_t)(1u << o->aux);
             /* the first call site's argument tells what kind of object this is (a model, a
              * loader, an optimizer); its graph state stays unknown so the summary holds for
@@ -1043,7 +795,7 @@ static void df_step(Interp *I, uint32_t op)
     case IR_STORE:
         r = val_of(I, o->a);
         /* a declared type (C++ `torch::Tensor x = ...`): a tensor even when the value's kind is unknown */
-        if (o->qual && !strcmp(o->qual, "torch.Tensor") && r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
+        if (api_is(o->qual, API_NAME_TENSOR_TYPE) && r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
         df_store(I, o->var, r);
         r = I->env[o->var];
         break;
@@ -1053,12 +805,12 @@ static void df_step(Interp *I, uint32_t op)
     case IR_ATTR:
         r = df_attr(I, op);
         /* C++: a member declared as a tensor (`batch.first`, `this->buf`) */
-        if (o->qual && !strcmp(o->qual, "torch.Tensor") && r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
+        if (api_is(o->qual, API_NAME_TENSOR_TYPE) && r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
         break;
     case IR_SET_ATTR:
         r = val_of(I, o->b);
         if (o->var != IR_NONE) df_store(I, o->var, r);
-        if (o->name && !strcmp(o->name, "grad")) I->ff->calls_zero_grad = 1;
+        if (api_attr(o->name) == EFF_GRAD) I->ff->calls_zero_grad = 1; /* p.grad = None */
         break;
     case IR_ITEM: {
         AVal b = val_of(I, o->a);
@@ -1074,7 +826,7 @@ static void df_step(Interp *I, uint32_t op)
     }
     case IR_SET_ITEM: {
         r = val_of(I, o->c);
-        uint32_t rv = df__var_of(I, o->a);
+        uint32_t rv = ir_root_var(I->f, o->a);
         if (rv != IR_NONE) {
             AVal *c = &I->env[rv];
             if (c->kind == VK_UNKNOWN && !(c->flags & VF_UNSET)) c->kind = VK_CONTAINER;
@@ -1396,258 +1148,6 @@ static uint32_t df_control(Interp *I, uint32_t op)
     }
 }
 
-/* In a function that calls backward(): a variable called inside a loop with its own previous
- * result (`out, state = model(x, state)`, `h = rnn(x, h)`) is a recurrent model, even when it is a
- * parameter the function never calls a Module method on. */
-static void df__prescan_feedback_calls(Interp *I)
-{
-    const IrFunc *f = I->f;
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_CALL || o->a == IR_NONE || ir_op_loop(f, i) == IR_NONE) continue;
-        const IrOp *callee = &f->ops.items[o->a];
-        if (callee->kind != IR_LOAD || callee->var == IR_NONE || callee->var >= I->nvars) continue;
-        /* the variables the call's result is stored to (directly, or unpacked) right after it */
-        uint32_t stored[8], ns = 0;
-        for (uint32_t k = i + 1; k < f->ops.len && k < i + 32 && ns < ARRAY_LEN(stored); k++) {
-            const IrOp *s = &f->ops.items[k];
-            if (s->kind == IR_STORE && s->var != IR_NONE &&
-                (s->a == i || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK && f->ops.items[s->a].a == i)))
-                stored[ns++] = s->var;
-        }
-        for (uint32_t a = 0; a < o->nargs; a++) {
-            const IrOp *arg = &f->ops.items[f->args.items[o->args + a]];
-            if (arg->kind != IR_LOAD || arg->var == IR_NONE || arg->var == callee->var) continue;
-            for (uint32_t k = 0; k < ns; k++)
-                if (stored[k] == arg->var) I->module_vars[callee->var] = 1;
-        }
-    }
-}
-
-/* Is var a parameter of the function (`model` in `def train(model, loader)`), or an attribute of
- * self that is not one of the class's methods (`self.net`)? */
-static bool df__passed_in(const Interp *I, uint32_t var, const uint8_t *is_param)
-{
-    const IrFunc *f = I->f;
-    if (var >= I->nvars) return false;
-    if (is_param[var]) return true;
-    uint32_t base = f->vars.items[var].base;
-    if (base == IR_NONE || base >= I->nvars || !is_param[base] || f->cls == IR_NONE) return false;
-    const char *name = f->vars.items[var].name;
-    const char *dot = name ? strrchr(name, '.') : NULL;
-    return dot && df__class_method(I->m, f->cls, dot + 1) == IR_NONE;
-}
-
-/* In a function that calls backward(): the value it differentiates carries a graph, so a passed-in
- * callable that it was computed from is a model (or a loss module): `outputs = model(**batch);
- * accelerator.backward(outputs.loss)` with `model` a parameter. Follows the value back through
- * stores, attributes, items, arithmetic, tensor methods and call arguments (bounded). */
-static void df__prescan_backward_sources(Interp *I)
-{
-    const IrFunc *f = I->f;
-    uint32_t n = f->ops.len;
-    uint8_t *seen = gl_calloc(n ? n : 1, 1);
-    uint8_t *unpacked = gl_calloc(n ? n : 1, 1); /* a call whose result was unpacked on the way */
-    uint8_t *is_param = gl_calloc(I->nvars ? I->nvars : 1, 1);
-    /* the stores of each variable, as one list per variable (start[v]..start[v+1] in stores) */
-    uint32_t *start = gl_calloc(I->nvars + 1, sizeof *start);
-    for (uint32_t i = 0; i < n; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_STORE || o->var >= I->nvars || o->a == IR_NONE) continue;
-        if (f->ops.items[o->a].kind == IR_PARAM) is_param[o->var] = 1;
-        start[o->var + 1]++;
-    }
-    for (uint32_t v = 0; v < I->nvars; v++) start[v + 1] += start[v];
-    uint32_t *stores = gl_calloc(start[I->nvars] ? start[I->nvars] : 1, sizeof *stores);
-    uint32_t *fill = gl_calloc(I->nvars ? I->nvars : 1, sizeof *fill);
-    for (uint32_t i = 0; i < n; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_STORE && o->var < I->nvars && o->a != IR_NONE) stores[start[o->var] + fill[o->var]++] = o->a;
-    }
-    gl_free(fill);
-    Array(uint32_t) work;
-    array_init(&work);
-#define DF_PUSH_WORK(x) do { if (work.len < 4096) array_push(&work, (x)); } while (0)
-    for (uint32_t i = 0; i < n; i++) {
-        if (!df_is_backward_call(f, i)) continue;
-        const IrOp *o = &f->ops.items[i];
-        uint32_t r = df_receiver(f, i);
-        if (o->nargs && !f->kw.items[o->args]) DF_PUSH_WORK(f->args.items[o->args]); /* x.backward(loss) */
-        else if (r != IR_NONE) DF_PUSH_WORK(r);                                          /* loss.backward() */
-    }
-    for (uint32_t visits = 0; work.len && visits < 512; visits++) {
-        uint32_t op = array_pop(&work);
-        if (op >= n || seen[op]) continue;
-        seen[op] = 1;
-        const IrOp *o = &f->ops.items[op];
-        switch ((IrOpKind)o->kind) {
-        case IR_LOAD:
-            if (o->var < I->nvars)
-                for (uint32_t k = start[o->var]; k < start[o->var + 1]; k++) DF_PUSH_WORK(stores[k]);
-            break;
-        case IR_UNPACK:
-            /* `loss, n_tokens, logs = criterion(...)`: which element carries the graph is unknown,
-             * so the callable is not taken for a model; its arguments still are followed */
-            if (o->a != IR_NONE) {
-                unpacked[o->a] = 1;
-                DF_PUSH_WORK(o->a);
-            }
-            break;
-        case IR_STORE: case IR_ATTR: case IR_ITEM: case IR_UNOP:
-            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
-            break;
-        case IR_BINOP: case IR_SELECT:
-            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
-            if (o->b != IR_NONE) DF_PUSH_WORK(o->b);
-            break;
-        case IR_BUILD:
-            for (uint32_t k = 0; k < o->nargs; k++) DF_PUSH_WORK(f->args.items[o->args + k]);
-            break;
-        case IR_CALL: {
-            if (o->a == IR_NONE) break;
-            const IrOp *callee = &f->ops.items[o->a];
-            uint32_t recv = df_receiver(f, op);
-            if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
-                df__passed_in(I, callee->var, is_param) && !unpacked[op])
-                I->module_vars[callee->var] = 1;
-            else if (recv != IR_NONE)
-                DF_PUSH_WORK(recv); /* a method of the value: out.sum(), scaler.scale(loss) */
-            for (uint32_t k = 0; k < o->nargs; k++)
-                if (!f->kw.items[o->args + k]) DF_PUSH_WORK(f->args.items[o->args + k]);
-            break;
-        }
-        default:
-            break;
-        }
-    }
-#undef DF_PUSH_WORK
-    array_free(&work);
-    gl_free(stores);
-    gl_free(start);
-    gl_free(is_param);
-    gl_free(unpacked);
-    gl_free(seen);
-}
-
-/* A passed-in callable applied to a batch that the loop moved to a device (`out = model(x)` after
- * `x = x.to(device)`, `model(x.cuda())`, `model(**batch)` after `batch = {k: v.to(device) ...}`)
- * is a model: an evaluation function that takes the model as a parameter and never calls eval(),
- * no_grad or backward has no other evidence. Only the first argument counts, so a loss function
- * called as `criterion(out, y.to(device))` is not taken for a model. */
-static void df__prescan_batch_calls(Interp *I)
-{
-    const IrFunc *f = I->f;
-    uint32_t n = f->ops.len, nv = I->nvars;
-    if (!n) return;
-    bool iterates = false; /* for loops and comprehensions */
-    for (uint32_t i = 0; i < n && !iterates; i++) iterates = f->ops.items[i].kind == IR_NEXT;
-    if (!iterates) return;
-    uint8_t *is_param = gl_calloc(nv ? nv : 1, 1);
-    for (uint32_t i = 0; i < n; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_STORE && o->var < nv && o->a != IR_NONE && f->ops.items[o->a].kind == IR_PARAM) is_param[o->var] = 1;
-    }
-    uint8_t *part = gl_calloc(n, 1);       /* ops holding what a loop or comprehension yields, or a part of it */
-    uint8_t *dev = gl_calloc(n, 1);        /* ops holding such data moved to a device */
-    uint8_t *part_var = gl_calloc(nv ? nv : 1, 1), *dev_var = gl_calloc(nv ? nv : 1, 1);
-    /* two passes: a loop's later iterations see what its earlier stores made */
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t op = 0; op < n; op++) {
-            const IrOp *o = &f->ops.items[op];
-            bool pa = o->a != IR_NONE && o->a < n && part[o->a], da = o->a != IR_NONE && o->a < n && dev[o->a];
-            switch ((IrOpKind)o->kind) {
-            case IR_NEXT:
-                part[op] = 1;
-                break;
-            case IR_UNPACK: case IR_ITEM: case IR_ATTR:
-                part[op] = pa, dev[op] = da;
-                break;
-            case IR_LOAD:
-                if (o->var < nv) part[op] = part_var[o->var], dev[op] = dev_var[o->var];
-                break;
-            case IR_STORE:
-                if (o->var < nv && (pa || da)) {
-                    part_var[o->var] |= pa;
-                    dev_var[o->var] |= da;
-                }
-                break;
-            case IR_BUILD: /* {k: v.to(device) for k, v in batch.items()}, (x.cuda(), y.cuda()) */
-                for (uint32_t k = 0; k < o->nargs; k++) dev[op] |= dev[f->args.items[o->args + k]];
-                break;
-            case IR_CALL: {
-                const char *m = df_method_name(f, op);
-                uint32_t r = df_receiver(f, op);
-                if (m && r != IR_NONE && (part[r] || dev[r]) && (!strcmp(m, "to") || !strcmp(m, "cuda"))) dev[op] = 1;
-                if (!o->nargs || !dev[f->args.items[o->args]] || dev[op]) break;
-                const IrOp *callee = &f->ops.items[o->a];
-                if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
-                    df__passed_in(I, callee->var, is_param))
-                    I->module_vars[callee->var] = 1;
-                break;
-            }
-            default:
-                break;
-            }
-        }
-    }
-    gl_free(part_var);
-    gl_free(dev_var);
-    gl_free(dev);
-    gl_free(part);
-    gl_free(is_param);
-}
-
-/* Does f call torch (`torch.multinomial`, `F.softmax`), or a tensor method that samples or picks
- * tokens (`.argmax()`, `.topk()`, `.multinomial()`, `.softmax()`)? */
-static bool df__works_on_tensors(const IrFunc *f)
-{
-    static const char *const picks[] = {"argmax", "topk", "multinomial", "softmax", "log_softmax", "sample"};
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_CALL) continue;
-        if (o->qual && !strncmp(o->qual, "torch.", 6)) return true;
-        const char *m = df_method_name(f, i);
-        for (size_t k = 0; m && k < ARRAY_LEN(picks); k++)
-            if (!strcmp(m, picks[k])) return true;
-    }
-    return false;
-}
-
-static void df__prescan(Interp *I)
-{
-    const IrFunc *f = I->f;
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_CALL) continue;
-        const char *m = df_method_name(f, i);
-        uint32_t recv = df_receiver(f, i);
-        uint32_t var = recv != IR_NONE ? f->ops.items[recv].var : IR_NONE;
-        if (!m || var == IR_NONE) continue;
-        if (f->ops.items[recv].kind != IR_LOAD && f->ops.items[recv].kind != IR_ATTR) continue;
-        if (!strcmp(m, "backward") && o->nargs == 0) I->backward_vars[var] = 1;
-        if (!strcmp(m, "backward")) I->backward_vars[var] |= 2;
-        if (df__module_method(m) || strstr(m, "hidden")) I->module_vars[var] = 1;
-        if (!strcmp(m, "zero_grad")) I->ff->calls_zero_grad = 1;
-    }
-    bool trains = false;
-    for (uint32_t v = 0; v < I->nvars && !trains; v++) trains = I->backward_vars[v] != 0;
-    /* `(total / n).backward()`, `accelerator.backward(loss)`: a backward on an expression */
-    for (uint32_t i = 0; i < f->ops.len && !trains; i++) trains = df_is_backward_call(f, i);
-    for (uint32_t v = 0; v < I->nvars; v++)
-        if (I->backward_vars[v] & 1) I->backward_vars[v] = 1;
-        else I->backward_vars[v] = 0;
-    if (trains) {
-        df__prescan_feedback_calls(I);
-        df__prescan_backward_sources(I);
-    } else if (df__works_on_tensors(f)) {
-        /* a sampling function (`out, h = model(x, h)` with model a parameter) differentiates
-         * nothing; a callable fed its own result there is a model when the function calls torch or
-         * picks tokens from tensors, not when it iterates plain Python (`x = f(x)`) */
-        df__prescan_feedback_calls(I);
-    }
-    df__prescan_batch_calls(I);
-}
-
 static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints, uint32_t nhints)
 {
     const IrModule *m = fx->m;
@@ -1677,7 +1177,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     I.has_attrs = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     for (uint32_t i = 0; i < I.nvars; i++)
         if (f->vars.items[i].base != IR_NONE && f->vars.items[i].base < I.nvars) I.has_attrs[f->vars.items[i].base] = 1;
-    df__prescan(&I);
+    df_prescan(&I);
 
     /* a budget against pathological inputs: every op is interpreted at most this many times */
     uint64_t budget = (uint64_t)f->ops.len * 64 + 1024;
@@ -1722,7 +1222,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
             const char *attr = strrchr(var->name, '.') + 1;
             bool known = false;
             for (uint32_t k = 0; k < cf->attr_names.len && !known; k++) known = !strcmp(cf->attr_names.items[k], attr);
-            if (!known && (is_init || strcmp(f->name, "forward") != 0)) {
+            if (!known && (is_init || !api_is(f->name, API_NAME_FORWARD))) {
                 /* __init__ first; other methods (setup()) add what __init__ did not set */
                 array_push(&cf->attr_names, attr);
                 AVal a = I.env[v];
@@ -1732,7 +1232,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
                 array_push(&cf->attr_vals, a);
             }
             if (is_init) {
-            } else if (I.env[v].grad == G_NONE && strcmp(f->name, "forward") != 0) {
+            } else if (I.env[v].grad == G_NONE && !api_is(f->name, API_NAME_FORWARD)) {
                 resets = true;
             }
         }
@@ -1761,345 +1261,6 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     ff->analysed = 1;
 }
 
-/* ---- loop classification --------------------------------------------------------------------- */
-
-bool df_is_backward_call(const IrFunc *f, uint32_t op)
-{
-    const IrOp *o = &f->ops.items[op];
-    if (o->kind != IR_CALL) return false;
-    const char *m = df_method_name(f, op);
-    if (m && (!strcmp(m, "backward") || !strcmp(m, "manual_backward"))) return true; /* Lightning's manual optimisation */
-    return o->qual && (!strcmp(o->qual, "torch.autograd.backward") || !strcmp(o->qual, "torch.autograd.grad"));
-}
-
-bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op)
-{
-    const IrOp *o = &f->ops.items[op];
-    if (o->kind != IR_CALL) return false;
-    const AVal *r = &fx->funcs[f->index].val[op];
-    return (r->flags & VF_MODEL_OUT) && r->src == op;
-}
-
-static bool df__in_module_method(const IrModule *m, const IrFunc *f)
-{
-    for (uint32_t guard = 0; f && guard < 64; guard++) {
-        if (f->cls != IR_NONE && m->classes.items[f->cls]->is_module) return true;
-        if (f->parent == IR_NONE) return false;
-        f = m->funcs.items[f->parent];
-    }
-    return false;
-}
-
-/* A backward after the loop, in the same iteration of the enclosing loop (or in the function when
- * the loop is outermost): the loop builds one step's graph (the classic char-rnn train() that
- * accumulates the loss over time steps and calls backward once). */
-static bool df__backward_after(const IrFunc *f, const uint32_t *next_bw, const IrLoop *l)
-{
-    uint32_t end = l->parent != IR_NONE ? f->loops.items[l->parent].end : f->ops.len;
-    /* next_bw[op]: the first reached backward at or after op (one scan per function, not per loop) */
-    return l->end + 1 < f->ops.len && next_bw[l->end + 1] < end;
-}
-
-/* A loop over batches from the host: its iterable is a DataLoader, or what it yields (unpacked,
- * indexed) is moved to a device inside the loop (`x, y = x.to(device), y.to(device)`). Such a loop
- * runs once per batch however it is nested, so it is never one step's bounded sequence. Iterating
- * a tensor, its pieces (`xb.chunk(4)`), a range or modules is not a batch loop, whatever is moved. */
-static bool df__batch_loop(const IrFunc *f, const FuncFacts *ff, const IrLoop *l, uint8_t *elem, uint8_t *part)
-{
-    if (l->iter == IR_NONE) return false;
-    const AVal *it = &ff->val[l->iter];
-    if (it->kind == VK_LOADER) return true;
-    if (it->kind != VK_UNKNOWN || (it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT))) return false;
-    uint32_t nv = f->vars.len;
-    /* elem: variables holding the element or a part of it; part: ops whose value is such a part.
-     * Zeroed scratch of the caller's (one per function: a calloc per loop was O(loops x ops)),
-     * handed back zeroed: only the body's ops and stores are set. */
-    bool moved = false;
-    /* two passes: `for batch in loader: x = batch[0]` stores after the element's own store */
-    for (int pass = 0; pass < 2 && !moved; pass++) {
-        for (uint32_t op = l->op + 1; op < l->end && !moved; op++) {
-            const IrOp *o = &f->ops.items[op];
-            switch ((IrOpKind)o->kind) {
-            case IR_NEXT: /* the loop's own, or a comprehension's over a part: `for k, v in batch.items()` */
-                if (op == l->op + 1 || (o->a != IR_NONE && part[o->a])) part[op] = 1;
-                break;
-            case IR_UNPACK: case IR_ITEM: case IR_ATTR: /* x, y = batch; batch[0]; batch.text */
-                if (o->a != IR_NONE && part[o->a]) part[op] = 1;
-                break;
-            case IR_LOAD:
-                if (o->var < nv && elem[o->var]) part[op] = 1;
-                break;
-            case IR_STORE:
-                if (o->var < nv && o->a != IR_NONE && part[o->a]) elem[o->var] = 1;
-                break;
-            case IR_CALL: {
-                const char *mname = df_method_name(f, op);
-                uint32_t r = df_receiver(f, op);
-                if (mname && r != IR_NONE && part[r] && ff->reached[op] && (!strcmp(mname, "to") || !strcmp(mname, "cuda")))
-                    moved = true;
-                if (mname && r != IR_NONE && part[r] && (!strcmp(mname, "items") || !strcmp(mname, "values")))
-                    part[op] = 1;
-                break;
-            }
-            default:
-                break;
-            }
-        }
-    }
-    for (uint32_t op = l->op + 1; op < l->end && op < f->ops.len; op++) {
-        part[op] = 0;
-        if (f->ops.items[op].kind == IR_STORE && f->ops.items[op].var < nv) elem[f->ops.items[op].var] = 0;
-    }
-    return moved;
-}
-
-/* Functions that make one training step per call: a reached backward() or optimizer step in their
- * body outside any loop of their own, or such a call to a function of the file that does (a few
- * levels). One with its step inside a loop is a whole training run, not a step. */
-static void df__mark_training_funcs(const IrModule *m, Facts *fx)
-{
-    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
-        const IrFunc *f = m->funcs.items[fi];
-        FuncFacts *ff = &fx->funcs[fi];
-        if (fi == 0 || !ff->analysed) continue; /* the module body is not called */
-        for (uint32_t op = 0; op < f->ops.len && !ff->trains; op++) {
-            const IrOp *o = &f->ops.items[op];
-            if (o->kind != IR_CALL || !ff->reached[op]) continue;
-            const char *mname = df_method_name(f, op);
-            uint32_t r = df_receiver(f, op);
-            bool opt_step = mname && !strcmp(mname, "step") && r != IR_NONE && ff->val[r].kind == VK_OPTIM;
-            /* one step per call: a backward inside a loop of its own makes it a whole training run */
-            if ((df_is_backward_call(f, op) || opt_step) && ir_op_loop(f, op) == IR_NONE) ff->trains = 1;
-        }
-    }
-    for (int pass = 0; pass < 4; pass++) {
-        bool changed = false;
-        for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
-            const IrFunc *f = m->funcs.items[fi];
-            FuncFacts *ff = &fx->funcs[fi];
-            if (ff->trains || !ff->analysed) continue;
-            for (uint32_t op = 0; op < f->ops.len && !ff->trains; op++) {
-                const IrOp *o = &f->ops.items[op];
-                if (o->kind != IR_CALL || !ff->reached[op] || ir_op_loop(f, op) != IR_NONE) continue;
-                uint32_t t = df_call_target(m, fx, f, op);
-                if (t != IR_NONE && t != fi && fx->funcs[t].trains) ff->trains = 1, changed = true;
-            }
-        }
-        if (!changed) break;
-    }
-}
-
-/* The framework hooks of frameworks.def. */
-#define FW_PER_STEP 1
-#define FW_GRAD_OFF 2
-#define FW_RETURNS_LOSS 4
-typedef struct FrameworkHook {
-    const char *base, *method;
-    uint8_t flags;
-} FrameworkHook;
-static const FrameworkHook framework_hooks[] = {
-#define FRAMEWORK_HOOK(b, m, fl) {b, m, fl},
-#include "ir/frameworks.def"
-#undef FRAMEWORK_HOOK
-};
-
-/* Does class ci derive from a base whose last dotted name contains `base`, directly or through
- * classes of the file (a few levels)? */
-static bool df__derives_from(const IrModule *m, uint32_t ci, const char *base)
-{
-    uint32_t cur = ci;
-    for (int depth = 0; depth < 8 && cur != IR_NONE; depth++) {
-        const IrClass *c = m->classes.items[cur];
-        uint32_t next = IR_NONE;
-        for (uint32_t b = 0; b < c->bases.len; b++) {
-            const char *q = c->bases.items[b];
-            const char *last = strrchr(q, '.');
-            if (strstr(last ? last + 1 : q, base)) return true;
-            for (uint32_t j = 0; j < m->classes.len && next == IR_NONE; j++)
-                if (j != cur && !strcmp(m->classes.items[j]->name, q)) next = j;
-        }
-        cur = next;
-    }
-    return false;
-}
-
-static void df__mark_framework_hooks(const IrModule *m, Facts *fx)
-{
-    for (uint32_t ci = 0; ci < m->classes.len; ci++) {
-        const IrClass *c = m->classes.items[ci];
-        for (uint32_t k = 0; k < c->methods.len; k++) {
-            uint32_t fi = c->methods.items[k];
-            const char *name = m->funcs.items[fi]->name;
-            for (uint32_t h = 0; h < ARRAY_LEN(framework_hooks); h++) {
-                const FrameworkHook *fh = &framework_hooks[h];
-                if (strcmp(fh->method, name) != 0 || !df__derives_from(m, ci, fh->base)) continue;
-                if (fh->flags & FW_PER_STEP) fx->funcs[fi].runs_per_step = 1;
-                if (fh->flags & FW_GRAD_OFF) {
-                    /* the framework runs it under no_grad: analysed as if it were decorated so
-                     * (the IR is this file's own and not shared while it is analysed) */
-                    IrFunc *f = m->funcs.items[fi];
-                    fx->funcs[fi].called_grad_off = 1;
-                    if (f->base_mode == GRAD_DEFAULT) f->base_mode = GRAD_NO_GRAD;
-                    for (uint32_t i = 0; i < f->ops.len; i++)
-                        if (f->ops.items[i].mode == GRAD_DEFAULT) f->ops.items[i].mode = GRAD_NO_GRAD;
-                }
-                if (fh->flags & FW_RETURNS_LOSS) fx->funcs[fi].returns_loss = 1;
-                break;
-            }
-            /* a Module's training_step whose base gradleak cannot see (a LightningModule of another file) */
-            if (c->is_module && !strcmp(name, "training_step")) fx->funcs[fi].runs_per_step = 1;
-        }
-    }
-}
-
-/* Functions whose loops run inside one forward: a Module's forward() (or __call__), the functions
- * nested in it, and what they call in the file (a few levels: `self.decode(h)` from forward). */
-static void df__mark_forward_funcs(const IrModule *m, Facts *fx)
-{
-    for (uint32_t i = 0; i < m->classes.len; i++) {
-        const IrClass *c = m->classes.items[i];
-        if (!c->is_module) continue;
-        if (c->forward != IR_NONE) fx->funcs[c->forward].in_forward = 1;
-        uint32_t call = df__class_method(m, i, "__call__");
-        if (call != IR_NONE) fx->funcs[call].in_forward = 1;
-    }
-    for (int pass = 0; pass < 6; pass++) {
-        bool changed = false;
-        for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
-            const IrFunc *f = m->funcs.items[fi];
-            FuncFacts *ff = &fx->funcs[fi];
-            if (!ff->in_forward && f->parent != IR_NONE && f->parent != 0 && fx->funcs[f->parent].in_forward)
-                ff->in_forward = 1, changed = true;
-            if (!ff->in_forward || !ff->analysed) continue;
-            for (uint32_t op = 0; op < f->ops.len; op++) {
-                if (f->ops.items[op].kind != IR_CALL || !ff->reached[op]) continue;
-                uint32_t t = df_call_target(m, fx, f, op);
-                if (t != IR_NONE && !fx->funcs[t].in_forward) fx->funcs[t].in_forward = 1, changed = true;
-            }
-        }
-        if (!changed) break;
-    }
-}
-
-/* Functions that some call in the file runs with grad off, directly (`with torch.no_grad():
- * evaluate(model)`) or because the calling function is itself called so (a few levels). */
-static void df__mark_grad_off_callees(const IrModule *m, Facts *fx)
-{
-    for (int pass = 0; pass < 6; pass++) {
-        bool changed = false;
-        for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
-            const IrFunc *f = m->funcs.items[fi];
-            const FuncFacts *ff = &fx->funcs[fi];
-            if (!ff->analysed) continue;
-            for (uint32_t op = 0; op < f->ops.len; op++) {
-                const IrOp *o = &f->ops.items[op];
-                if (o->kind != IR_CALL || !ff->reached[op]) continue;
-                bool off = df_mode_off(o->mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE);
-                if (!off) continue;
-                uint32_t t = df_call_target(m, fx, f, op);
-                if (t != IR_NONE && t != fi && !fx->funcs[t].called_grad_off)
-                    fx->funcs[t].called_grad_off = 1, changed = true;
-            }
-        }
-        if (!changed) break;
-    }
-}
-
-static void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
-{
-    FuncFacts *ff = &fx->funcs[f->index];
-    bool in_method = df__in_module_method(m, f);
-    for (uint32_t li = 0; li < f->loops.len; li++) {
-        IrLoop *l = &f->loops.items[li];
-        l->in_module_method = in_method;
-        for (uint32_t op = l->op + 1; op < l->end; op++) {
-            if (!ff->reached[op] || ir_op_loop(f, op) != li) continue;
-            const IrOp *o = &f->ops.items[op];
-            if (o->kind != IR_CALL) continue;
-            if (df_is_backward_call(f, op)) l->has_backward = 1;
-            const char *mname = df_method_name(f, op);
-            AVal recv = ff->val[df_receiver(f, op) == IR_NONE ? op : df_receiver(f, op)];
-            if (mname && (!strcmp(mname, "zero_grad") || (!strcmp(mname, "step") && recv.kind == VK_OPTIM)))
-                l->has_opt_step = 1;
-            if (mname && !strcmp(mname, "step")) {
-                for (uint32_t k = 0; k < o->nargs; k++)
-                    if (ff->val[f->args.items[o->args + k]].kind == VK_OPTIM) l->has_opt_step = 1;
-            }
-            /* a callee that changes every iteration (for layer in self.layers: x = layer(x)) is a
-             * stack of layers or heads, not one model called again */
-            const AVal *callee = &ff->val[o->a];
-            bool invariant = callee->def == IR_NONE || !ir_loop_contains(f, li, callee->def) || callee->carried == li ||
-                             callee->kind == VK_MODREF || callee->kind == VK_FUNC;
-            uint32_t target = df_call_target(m, fx, f, op);
-            if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
-            if (df_is_module_call(fx, f, op) && invariant) {
-                l->has_model_call = 1;
-                for (uint32_t k = 0; k < o->nargs; k++) {
-                    const AVal *a = &ff->val[f->args.items[o->args + k]];
-                    if (a->carried == li && (a->flags & VF_MODEL_OUT) && GL_MAX(a->grad, a->elem) >= G_POST) {
-                        l->has_feedback = 1;
-                        if (l->feedback_call == IR_NONE) l->feedback_call = op;
-                    }
-                }
-            }
-        }
-    }
-    uint8_t *by_batches = gl_calloc(f->loops.len ? f->loops.len : 1, 1); /* STEP only as a batch loop */
-    uint8_t *elem = gl_calloc(f->vars.len + 1, 1), *part = gl_calloc(f->ops.len + 1, 1); /* df__batch_loop's */
-    uint32_t *next_bw = gl_malloc(sizeof *next_bw * (f->ops.len + 1)); /* df__backward_after's */
-    next_bw[f->ops.len] = IR_NONE;
-    for (uint32_t op = f->ops.len; op-- > 0;)
-        next_bw[op] = ff->reached[op] && df_is_backward_call(f, op) ? op : next_bw[op + 1];
-    for (uint32_t li = 0; li < f->loops.len; li++) {
-        IrLoop *l = &f->loops.items[li];
-        const AVal *it = l->iter != IR_NONE ? &ff->val[l->iter] : NULL;
-        const IrLoop *parent = l->parent != IR_NONE ? &f->loops.items[l->parent] : NULL;
-        /* a loop over batches that calls a model (or iterates a DataLoader) */
-        bool batches = (l->has_model_call || (it && it->kind == VK_LOADER)) && df__batch_loop(f, ff, l, elem, part);
-        bool seq_iter = it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)));
-        l->backward_after = df__backward_after(f, next_bw, l);
-        /* In a Module, forward and what it calls loop over one input's time steps or layers. Other
-         * methods (a model's own fit_epoch, evaluate or generate) are classified by what they do,
-         * except that a loop over the input's steps (`range(x.size(1))`) stays a sequence. */
-        if (l->in_module_method && (ff->in_forward || seq_iter || (!l->has_backward && !l->has_opt_step &&
-                                                                   !l->has_step_call && !l->has_model_call && !batches)))
-            l->kind = LOOP_SEQUENCE;
-        else if (l->has_backward || l->has_opt_step) l->kind = LOOP_STEP;
-        else if (!batches && parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP)
-            l->kind = LOOP_SEQUENCE;
-        else if (parent && parent->kind == LOOP_SEQUENCE) l->kind = LOOP_SEQUENCE;
-        else if (!batches && l->backward_after) l->kind = LOOP_SEQUENCE;
-        else if (l->has_step_call) l->kind = LOOP_STEP; /* calls a step function: train_step(batch) */
-        else if (l->has_feedback) l->kind = LOOP_FEEDBACK;
-        else if (batches) l->kind = LOOP_STEP, by_batches[li] = 1;
-        else if (seq_iter) l->kind = LOOP_SEQUENCE;
-        else if (l->has_model_call) l->kind = LOOP_STEP;
-        else l->kind = LOOP_UNKNOWN;
-    }
-    /* a loop with a step loop inside is an epoch loop, unless it steps itself: a batch loop whose
-     * batches each run several steps (`for _ in range(ppo_epochs): step(batch)`) is one too */
-    for (uint32_t li = f->loops.len; li-- > 0;) {
-        IrLoop *l = &f->loops.items[li];
-        if (l->kind != LOOP_STEP || l->parent == IR_NONE) continue;
-        IrLoop *p = &f->loops.items[l->parent];
-        if (p->kind == LOOP_UNKNOWN || (p->kind == LOOP_STEP && by_batches[l->parent])) p->kind = LOOP_EPOCH;
-    }
-    gl_free(by_batches);
-    gl_free(elem), gl_free(part), gl_free(next_bw);
-}
-
-uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool growth_only)
-{
-    for (uint32_t l = loop; l != IR_NONE; l = f->loops.items[l].parent) {
-        bool created_inside = v->def != IR_NONE && ir_loop_contains(f, l, v->def) && v->carried != l &&
-                              !(v->flags & VF_OUTER);
-        if (created_inside) return IR_NONE;
-        uint8_t k = f->loops.items[l].kind;
-        if (!growth_only || k == LOOP_STEP || k == LOOP_FEEDBACK) return l;
-    }
-    return IR_NONE;
-}
-
 static void df__mark_module_classes(const IrModule *m)
 {
     /* classes that subclass torch.nn.Module, directly or through local classes (fixed point) */
@@ -2110,14 +1271,10 @@ static void df__mark_module_classes(const IrModule *m)
             if (c->is_module) continue;
             for (uint32_t b = 0; b < c->bases.len && !c->is_module; b++) {
                 const char *q = c->bases.items[b];
-                const char *last = strrchr(q, '.');
-                last = last ? last + 1 : q;
-                if (!strncmp(q, "torch.nn.", 9) || !strcmp(last, "Module") || !strncmp(q, "nn.", 3) ||
-                    strstr(q, "LightningModule") || strstr(q, "PreTrainedModel"))
-                    c->is_module = 1, changed = true;
+                if (api_module_base(q)) c->is_module = 1, changed = true;
                 /* an imported base we cannot see, and the class defines forward(): a Module
                  * (FairseqEncoder, timm's and HF's base classes) */
-                if (!c->is_module && c->forward != IR_NONE && strcmp(q, "object") != 0)
+                if (!c->is_module && c->forward != IR_NONE && !api_is(q, PY_NAME_OBJECT))
                     c->is_module = 1, changed = true;
                 for (uint32_t j = 0; j < m->classes.len && !c->is_module; j++)
                     if (m->classes.items[j]->is_module && !strcmp(m->classes.items[j]->name, q))
@@ -2130,39 +1287,21 @@ static void df__mark_module_classes(const IrModule *m)
 
 void df_analyse(const IrModule *m, Facts *out)
 {
-    pthread_once(&api_once, api__init); /* here, so the tables exist before any test counts allocations */
+    api_init(); /* here, so the tables exist before any test counts allocations */
     out->m = m;
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
     df__mark_module_classes(m);
-    df__mark_framework_hooks(m, out); /* before the analysis: it sets the grad mode of some methods */
+    df_mark_framework_hooks(m, out); /* before the analysis: it sets the grad mode of some methods */
     /* __init__ first (attribute kinds), then the module, then what no one called */
     for (uint32_t i = 0; i < m->classes.len; i++)
         if (m->classes.items[i]->init != IR_NONE) df_analyse_func(out, m->classes.items[i]->init, 0, NULL, 0);
     for (uint32_t i = 0; i < m->funcs.len; i++) df_analyse_func(out, i, 0, NULL, 0);
-    df__mark_training_funcs(m, out);
-    df__mark_forward_funcs(m, out);
-    df__mark_grad_off_callees(m, out);
+    df_mark_training_funcs(m, out);
+    df_mark_forward_funcs(m, out);
+    df_mark_grad_off_callees(m, out);
     for (uint32_t i = 0; i < m->funcs.len; i++) df_classify_loops(m, out, m->funcs.items[i]);
-    /* functions that run every step: the framework hooks of frameworks.def (marked above), and
-     * what a step loop or a hook calls (transitively, a few levels) */
-    for (int pass = 0; pass < 4; pass++) {
-        for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
-            const IrFunc *f = m->funcs.items[fi];
-            FuncFacts *ff = &out->funcs[fi];
-            for (uint32_t op = 0; op < f->ops.len; op++) {
-                const IrOp *o = &f->ops.items[op];
-                if (o->kind != IR_CALL || !ff->reached[op] || o->a == IR_NONE) continue;
-                uint32_t l = ir_op_loop(f, op);
-                bool per_step = ff->runs_per_step;
-                for (uint32_t k = l; k != IR_NONE && !per_step; k = f->loops.items[k].parent)
-                    if (f->loops.items[k].kind == LOOP_STEP) per_step = true;
-                if (!per_step) continue;
-                uint32_t t = df_call_target(m, out, f, op);
-                if (t != IR_NONE) out->funcs[t].runs_per_step = 1;
-            }
-        }
-    }
+    df_mark_per_step_funcs(m, out);
 }
 
 bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
@@ -2203,8 +1342,8 @@ bool df_func_stores_outside(const IrModule *m, uint32_t fi)
         const IrOp *o = &f->ops.items[i];
         if (o->kind == IR_SET_ATTR || o->kind == IR_SET_ITEM || o->kind == IR_YIELD) return true;
         if (o->kind == IR_STORE && o->var < f->vars.len && f->vars.items[o->var].is_global) return true;
-        const char *mname = o->kind == IR_CALL ? df_method_name(f, i) : NULL;
-        if (mname && df__container_mutator(mname)) return true;
+        const char *mname = o->kind == IR_CALL ? ir_call_method(f, i) : NULL;
+        if (mname && (api_method(mname).flags & M_MUTATES)) return true;
     }
     return false;
 }

@@ -117,12 +117,32 @@ uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uin
 /* Whether function fi may keep what it is given: it stores into attributes, items, globals or
  * containers, or yields. */
 bool df_func_stores_outside(const IrModule *m, uint32_t fi);
-const char *df_method_name(const IrFunc *f, uint32_t call); /* "append" for x.append(...), else NULL */
-uint32_t df_receiver(const IrFunc *f, uint32_t call);       /* op of the receiver, or IR_NONE */
-uint32_t df_root_var(const IrFunc *f, uint32_t op);         /* variable behind x, x.a, x[k][j]; IR_NONE */
-uint32_t df_kwarg(const IrFunc *f, uint32_t call, const char *kw); /* op of a keyword argument */
-bool df_const_true(const IrFunc *f, uint32_t op);
 bool df_mode_off(uint8_t mode);
+/* The IR queries under the names the rules call them by (ir.h has them). */
+static inline const char *df_method_name(const IrFunc *f, uint32_t call) { return ir_call_method(f, call); }
+static inline uint32_t df_receiver(const IrFunc *f, uint32_t call) { return ir_call_receiver(f, call); }
+static inline uint32_t df_root_var(const IrFunc *f, uint32_t op) { return ir_root_var(f, op); }
+static inline uint32_t df_kwarg(const IrFunc *f, uint32_t call, const char *kw) { return ir_call_kwarg(f, call, kw); }
+static inline bool df_const_true(const IrFunc *f, uint32_t op) { return ir_const_true(f, op); }
+
+/* What an iteration yields that is moved to a device: the one test behind "a loop over batches
+ * from the host" (loop kinds), "a callable applied to a batch moved to a device is a model"
+ * (prescan) and "a comprehension over batches" (GL102). Over ops [next, end) of f it follows what
+ * the NEXT op `next` yields (a for loop's own NEXT is the op after its LOOP op; a comprehension's
+ * lies inside its BUILD's span), unpacked, indexed, an attribute, stored and loaded again, iterated
+ * again through .items()/.values(), and marks in dev[] the ops that move it to a device (.to(),
+ * .cuda()) and what is built from such moves. next == IR_NONE: every NEXT of [0, end) is followed
+ * (a whole function). Returns whether an op that `reached` marks (every op when NULL) moves such a
+ * value. y: scratch from df_yield_init, one for many calls on the same function (the marks of ops
+ * in [next, end) are valid until the next call), or NULL for one call. */
+typedef struct DfYield {
+    uint8_t *part, *dev;         /* per op: holds what is yielded (or a part of it); moved to a device */
+    uint8_t *part_var, *dev_var; /* per variable, during a call */
+    uint32_t nops, nvars;
+} DfYield;
+void df_yield_init(DfYield *y, const IrFunc *f);
+void df_yield_free(DfYield *y);
+bool df_yield_moved(DfYield *y, const IrFunc *f, uint32_t next, uint32_t end, const uint8_t *reached);
 /* The innermost loop around op in which value v was NOT created (so v outlives its iterations),
  * walking outward from `loop`; IR_NONE when v is created inside every enclosing loop. Only loops
  * whose kind is step or feedback are returned when growth_only is set. */

@@ -89,6 +89,92 @@ uint32_t ir_op_loop(const IrFunc *f, uint32_t op)
     return IR_NONE;
 }
 
+/* ---- queries: helpers that only read the IR ---------------------------------------------------- */
+
+uint32_t ir_call_receiver(const IrFunc *f, uint32_t call)
+{
+    const IrOp *c = &f->ops.items[call];
+    if (c->kind != IR_CALL || c->a == IR_NONE) return IR_NONE;
+    const IrOp *callee = &f->ops.items[c->a];
+    return callee->kind == IR_ATTR ? callee->a : IR_NONE;
+}
+
+const char *ir_call_method(const IrFunc *f, uint32_t call)
+{
+    const IrOp *c = &f->ops.items[call];
+    if (c->kind != IR_CALL || c->a == IR_NONE) return NULL;
+    const IrOp *callee = &f->ops.items[c->a];
+    return callee->kind == IR_ATTR ? callee->name : NULL;
+}
+
+uint32_t ir_call_kwarg(const IrFunc *f, uint32_t call, const char *kw)
+{
+    const IrOp *c = &f->ops.items[call];
+    for (uint32_t i = 0; i < c->nargs; i++) {
+        const char *k = f->kw.items[c->args + i];
+        if (k && !strcmp(k, kw)) return f->args.items[c->args + i];
+    }
+    return IR_NONE;
+}
+
+static bool ir__const_is(const IrFunc *f, uint32_t op, const char *text)
+{
+    if (op == IR_NONE) return false;
+    const IrOp *o = &f->ops.items[op];
+    return o->kind == IR_CONST && o->name && !strcmp(o->name, text);
+}
+
+bool ir_const_true(const IrFunc *f, uint32_t op) { return ir__const_is(f, op, "True"); }
+bool ir_const_false(const IrFunc *f, uint32_t op) { return ir__const_is(f, op, "False"); }
+
+uint32_t ir_root_var(const IrFunc *f, uint32_t op)
+{
+    /* through subscripts: metrics["loss"].append(x) grows `metrics` */
+    for (int guard = 0; op != IR_NONE && guard < 16; guard++) {
+        const IrOp *o = &f->ops.items[op];
+        if ((o->kind == IR_LOAD || o->kind == IR_ATTR) && o->var != IR_NONE) return o->var;
+        if (o->kind != IR_ITEM) return IR_NONE;
+        op = o->a;
+    }
+    return IR_NONE;
+}
+
+uint32_t ir_class_method(const IrModule *m, uint32_t cls, const char *name)
+{
+    const IrClass *c = m->classes.items[cls];
+    for (uint32_t k = 0; k < c->methods.len; k++)
+        if (!strcmp(m->funcs.items[c->methods.items[k]]->name, name)) return c->methods.items[k];
+    return IR_NONE;
+}
+
+bool ir_class_derives_from(const IrModule *m, uint32_t ci, const char *base)
+{
+    uint32_t cur = ci;
+    for (int depth = 0; depth < 8 && cur != IR_NONE; depth++) {
+        const IrClass *c = m->classes.items[cur];
+        uint32_t next = IR_NONE;
+        for (uint32_t b = 0; b < c->bases.len; b++) {
+            const char *q = c->bases.items[b];
+            const char *last = strrchr(q, '.');
+            if (strstr(last ? last + 1 : q, base)) return true;
+            for (uint32_t j = 0; j < m->classes.len && next == IR_NONE; j++)
+                if (j != cur && !strcmp(m->classes.items[j]->name, q)) next = j;
+        }
+        cur = next;
+    }
+    return false;
+}
+
+bool ir_func_in_module_class(const IrModule *m, const IrFunc *f)
+{
+    for (uint32_t guard = 0; f && guard < 64; guard++) {
+        if (f->cls != IR_NONE && m->classes.items[f->cls]->is_module) return true;
+        if (f->parent == IR_NONE) return false;
+        f = m->funcs.items[f->parent];
+    }
+    return false;
+}
+
 const char *ir_span_text(const IrModule *m, Span s, Arena *arena)
 {
     uint32_t end = s.end;

@@ -146,6 +146,19 @@ uint32_t ir_func_var(IrFunc *f, Arena *arena, const char *name, size_t len);
 uint32_t ir_func_pseudo_var(IrFunc *f, Arena *arena, uint32_t base, const char *attr);
 uint32_t ir_op_loop(const IrFunc *f, uint32_t op); /* innermost loop whose body holds op, or IR_NONE */
 bool ir_loop_contains(const IrFunc *f, uint32_t loop, uint32_t op);
+/* Queries that only read the IR. */
+uint32_t ir_call_receiver(const IrFunc *f, uint32_t call); /* op of x in x.m(...), or IR_NONE */
+const char *ir_call_method(const IrFunc *f, uint32_t call);  /* "append" for x.append(...), else NULL */
+uint32_t ir_call_kwarg(const IrFunc *f, uint32_t call, const char *kw); /* op of a keyword argument */
+bool ir_const_true(const IrFunc *f, uint32_t op);  /* the literal True */
+bool ir_const_false(const IrFunc *f, uint32_t op); /* the literal False */
+uint32_t ir_root_var(const IrFunc *f, uint32_t op); /* variable behind x, x.a, x[k][j]; IR_NONE */
+uint32_t ir_class_method(const IrModule *m, uint32_t cls, const char *name); /* its function, or IR_NONE */
+/* Does class ci derive from a base whose last dotted name contains `base`, directly or through
+ * classes of the file (a few levels)? */
+bool ir_class_derives_from(const IrModule *m, uint32_t ci, const char *base);
+/* Is f a method of an nn.Module class, or nested in one? */
+bool ir_func_in_module_class(const IrModule *m, const IrFunc *f);
 const char *ir_span_text(const IrModule *m, Span s, Arena *arena); /* source text of a span (one line) */
 void ir_dump(const IrModule *m, void (*emit)(void *ctx, const char *s), void *ctx);
 

@@ -1,0 +1,385 @@
+/* Loop kinds, and the per-function marks that need every function's facts: which functions train
+ * one step per call, run inside a forward, run with grad off or run every step (framework hooks),
+ * and the one question three places ask: what does this iteration yield that is moved to a device?
+ * (docs/architecture.md, "Loop kinds") */
+#include "ir/dataflow_int.h"
+
+/* ---- queries for the rules ------------------------------------------------------------------- */
+
+bool df_is_backward_call(const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_CALL) return false;
+    const char *m = ir_call_method(f, op);
+    if (m && (api_method(m).flags & M_RUNS_BACKWARD)) return true;
+    ApiEffect e = api_function_exact(o->qual);
+    return e == EFF_BACKWARD || e == EFF_GRADFN;
+}
+
+bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_CALL) return false;
+    const AVal *r = &fx->funcs[f->index].val[op];
+    return (r->flags & VF_MODEL_OUT) && r->src == op;
+}
+
+/* A backward after the loop, in the same iteration of the enclosing loop (or in the function when
+ * the loop is outermost): the loop builds one step's graph (the classic char-rnn train() that
+ * accumulates the loss over time steps and calls backward once). */
+static bool df__backward_after(const IrFunc *f, const uint32_t *next_bw, const IrLoop *l)
+{
+    uint32_t end = l->parent != IR_NONE ? f->loops.items[l->parent].end : f->ops.len;
+    /* next_bw[op]: the first reached backward at or after op (one scan per function, not per loop) */
+    return l->end + 1 < f->ops.len && next_bw[l->end + 1] < end;
+}
+
+/* ---- what an iteration yields, moved to a device ------------------------------------------------ */
+
+void df_yield_init(DfYield *y, const IrFunc *f)
+{
+    y->nops = f->ops.len, y->nvars = f->vars.len;
+    y->part = gl_calloc(y->nops + 1, 1), y->dev = gl_calloc(y->nops + 1, 1);
+    y->part_var = gl_calloc(y->nvars + 1, 1), y->dev_var = gl_calloc(y->nvars + 1, 1);
+}
+
+void df_yield_free(DfYield *y)
+{
+    gl_free(y->part), gl_free(y->dev), gl_free(y->part_var), gl_free(y->dev_var);
+    memset(y, 0, sizeof *y);
+}
+
+bool df_yield_moved(DfYield *y, const IrFunc *f, uint32_t next, uint32_t end, const uint8_t *reached)
+{
+    DfYield own;
+    if (!y) df_yield_init(&own, f), y = &own;
+    uint32_t lo = next == IR_NONE ? 0 : next;
+    end = GL_MIN(end, GL_MIN(f->ops.len, y->nops));
+    if (lo >= end) {
+        if (y == &own) df_yield_free(&own);
+        return false;
+    }
+    uint8_t *part = y->part, *dev = y->dev;
+    memset(part + lo, 0, end - lo), memset(dev + lo, 0, end - lo);
+#define DF_IN(x) ((x) != IR_NONE && (x) >= lo && (x) < end)
+    bool moved = false;
+    /* two passes: `for batch in loader: x = batch[0]` stores after the element's own store, and a
+     * loop's later iterations see what its earlier stores made */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t op = lo; op < end; op++) {
+            const IrOp *o = &f->ops.items[op];
+            bool pa = DF_IN(o->a) && part[o->a], da = DF_IN(o->a) && dev[o->a];
+            switch ((IrOpKind)o->kind) {
+            case IR_NEXT: /* the iteration's own, or one over a part: `for k, v in batch.items()` */
+                if (op == next || next == IR_NONE || pa) part[op] = 1;
+                break;
+            case IR_UNPACK: case IR_ITEM: case IR_ATTR: /* x, y = batch; batch[0]; batch.text */
+                part[op] = pa, dev[op] = da;
+                break;
+            case IR_LOAD:
+                if (o->var < y->nvars) part[op] = y->part_var[o->var], dev[op] = y->dev_var[o->var];
+                break;
+            case IR_STORE:
+                if (o->var < y->nvars) y->part_var[o->var] |= pa, y->dev_var[o->var] |= da;
+                break;
+            case IR_BUILD: /* {k: v.to(device) for k, v in batch.items()}, (x.cuda(), y.cuda()) */
+                for (uint32_t k = 0; k < o->nargs; k++) {
+                    uint32_t e = f->args.items[o->args + k];
+                    if (DF_IN(e)) dev[op] |= dev[e];
+                }
+                break;
+            case IR_CALL: {
+                const char *mname = ir_call_method(f, op);
+                uint32_t r = ir_call_receiver(f, op);
+                if (!mname || !DF_IN(r) || !(part[r] || dev[r])) break;
+                uint32_t fl = api_method(mname).flags;
+                if (fl & M_DEVICE) {
+                    dev[op] = 1;
+                    if (!reached || reached[op]) moved = true;
+                }
+                if ((fl & M_ITEMS) && part[r]) part[op] = 1;
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+#undef DF_IN
+    /* the variables' marks go: the next iteration asked about starts from none */
+    for (uint32_t op = lo; op < end; op++)
+        if (f->ops.items[op].kind == IR_STORE && f->ops.items[op].var < y->nvars)
+            y->part_var[f->ops.items[op].var] = y->dev_var[f->ops.items[op].var] = 0;
+    if (y == &own) df_yield_free(&own);
+    return moved;
+}
+
+/* A loop over batches from the host: its iterable is a DataLoader, or what it yields (unpacked,
+ * indexed) is moved to a device inside the loop (`x, y = x.to(device), y.to(device)`). Such a loop
+ * runs once per batch however it is nested, so it is never one step's bounded sequence. Iterating
+ * a tensor, its pieces (`xb.chunk(4)`), a range or modules is not a batch loop, whatever is moved. */
+static bool df__batch_loop(const IrFunc *f, const FuncFacts *ff, const IrLoop *l, DfYield *y)
+{
+    if (l->iter == IR_NONE) return false;
+    const AVal *it = &ff->val[l->iter];
+    if (it->kind == VK_LOADER) return true;
+    if (it->kind != VK_UNKNOWN || (it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT))) return false;
+    return df_yield_moved(y, f, l->op + 1, l->end, ff->reached); /* the loop's NEXT follows its LOOP op */
+}
+
+/* Functions that make one training step per call: a reached backward() or optimizer step in their
+ * body outside any loop of their own, or such a call to a function of the file that does (a few
+ * levels). One with its step inside a loop is a whole training run, not a step. */
+void df_mark_training_funcs(const IrModule *m, Facts *fx)
+{
+    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        FuncFacts *ff = &fx->funcs[fi];
+        if (fi == 0 || !ff->analysed) continue; /* the module body is not called */
+        for (uint32_t op = 0; op < f->ops.len && !ff->trains; op++) {
+            const IrOp *o = &f->ops.items[op];
+            if (o->kind != IR_CALL || !ff->reached[op]) continue;
+            const char *mname = ir_call_method(f, op);
+            uint32_t r = ir_call_receiver(f, op);
+            bool opt_step = mname && (api_method(mname).flags & M_STEP) && r != IR_NONE && ff->val[r].kind == VK_OPTIM;
+            /* one step per call: a backward inside a loop of its own makes it a whole training run */
+            if ((df_is_backward_call(f, op) || opt_step) && ir_op_loop(f, op) == IR_NONE) ff->trains = 1;
+        }
+    }
+    for (int pass = 0; pass < 4; pass++) {
+        bool changed = false;
+        for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
+            const IrFunc *f = m->funcs.items[fi];
+            FuncFacts *ff = &fx->funcs[fi];
+            if (ff->trains || !ff->analysed) continue;
+            for (uint32_t op = 0; op < f->ops.len && !ff->trains; op++) {
+                const IrOp *o = &f->ops.items[op];
+                if (o->kind != IR_CALL || !ff->reached[op] || ir_op_loop(f, op) != IR_NONE) continue;
+                uint32_t t = df_call_target(m, fx, f, op);
+                if (t != IR_NONE && t != fi && fx->funcs[t].trains) ff->trains = 1, changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+}
+
+/* The framework hooks of frameworks.def. */
+#define FW_PER_STEP 1
+#define FW_GRAD_OFF 2
+#define FW_RETURNS_LOSS 4
+typedef struct FrameworkHook {
+    const char *base, *method;
+    uint8_t flags;
+} FrameworkHook;
+static const FrameworkHook framework_hooks[] = {
+#define FRAMEWORK_HOOK(b, m, fl) {b, m, fl},
+#include "ir/frameworks.def"
+};
+static const FrameworkHook module_hooks[] = {
+#define MODULE_HOOK(m, fl) {NULL, m, fl},
+#include "ir/frameworks.def"
+};
+
+void df_mark_framework_hooks(const IrModule *m, Facts *fx)
+{
+    for (uint32_t ci = 0; ci < m->classes.len; ci++) {
+        const IrClass *c = m->classes.items[ci];
+        for (uint32_t k = 0; k < c->methods.len; k++) {
+            uint32_t fi = c->methods.items[k];
+            const char *name = m->funcs.items[fi]->name;
+            for (uint32_t h = 0; h < ARRAY_LEN(framework_hooks); h++) {
+                const FrameworkHook *fh = &framework_hooks[h];
+                if (strcmp(fh->method, name) != 0 || !ir_class_derives_from(m, ci, fh->base)) continue;
+                if (fh->flags & FW_PER_STEP) fx->funcs[fi].runs_per_step = 1;
+                if (fh->flags & FW_GRAD_OFF) {
+                    /* the framework runs it under no_grad: analysed as if it were decorated so
+                     * (the IR is this file's own and not shared while it is analysed) */
+                    IrFunc *f = m->funcs.items[fi];
+                    fx->funcs[fi].called_grad_off = 1;
+                    if (f->base_mode == GRAD_DEFAULT) f->base_mode = GRAD_NO_GRAD;
+                    for (uint32_t i = 0; i < f->ops.len; i++)
+                        if (f->ops.items[i].mode == GRAD_DEFAULT) f->ops.items[i].mode = GRAD_NO_GRAD;
+                }
+                if (fh->flags & FW_RETURNS_LOSS) fx->funcs[fi].returns_loss = 1;
+                break;
+            }
+            /* a Module's training_step whose base gradleak cannot see (a LightningModule of another file) */
+            for (uint32_t h = 0; c->is_module && h < ARRAY_LEN(module_hooks); h++)
+                if (!strcmp(module_hooks[h].method, name) && (module_hooks[h].flags & FW_PER_STEP))
+                    fx->funcs[fi].runs_per_step = 1;
+        }
+    }
+}
+
+/* Functions whose loops run inside one forward: a Module's forward() (or __call__), the functions
+ * nested in it, and what they call in the file (a few levels: `self.decode(h)` from forward). */
+void df_mark_forward_funcs(const IrModule *m, Facts *fx)
+{
+    for (uint32_t i = 0; i < m->classes.len; i++) {
+        const IrClass *c = m->classes.items[i];
+        if (!c->is_module) continue;
+        if (c->forward != IR_NONE) fx->funcs[c->forward].in_forward = 1;
+        uint32_t call = ir_class_method(m, i, api_name(PY_NAME_CALL));
+        if (call != IR_NONE) fx->funcs[call].in_forward = 1;
+    }
+    for (int pass = 0; pass < 6; pass++) {
+        bool changed = false;
+        for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
+            const IrFunc *f = m->funcs.items[fi];
+            FuncFacts *ff = &fx->funcs[fi];
+            if (!ff->in_forward && f->parent != IR_NONE && f->parent != 0 && fx->funcs[f->parent].in_forward)
+                ff->in_forward = 1, changed = true;
+            if (!ff->in_forward || !ff->analysed) continue;
+            for (uint32_t op = 0; op < f->ops.len; op++) {
+                if (f->ops.items[op].kind != IR_CALL || !ff->reached[op]) continue;
+                uint32_t t = df_call_target(m, fx, f, op);
+                if (t != IR_NONE && !fx->funcs[t].in_forward) fx->funcs[t].in_forward = 1, changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+}
+
+/* Functions that some call in the file runs with grad off, directly (`with torch.no_grad():
+ * evaluate(model)`) or because the calling function is itself called so (a few levels). */
+void df_mark_grad_off_callees(const IrModule *m, Facts *fx)
+{
+    for (int pass = 0; pass < 6; pass++) {
+        bool changed = false;
+        for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+            const IrFunc *f = m->funcs.items[fi];
+            const FuncFacts *ff = &fx->funcs[fi];
+            if (!ff->analysed) continue;
+            for (uint32_t op = 0; op < f->ops.len; op++) {
+                const IrOp *o = &f->ops.items[op];
+                if (o->kind != IR_CALL || !ff->reached[op]) continue;
+                bool off = df_mode_off(o->mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE);
+                if (!off) continue;
+                uint32_t t = df_call_target(m, fx, f, op);
+                if (t != IR_NONE && t != fi && !fx->funcs[t].called_grad_off)
+                    fx->funcs[t].called_grad_off = 1, changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+}
+
+void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
+{
+    FuncFacts *ff = &fx->funcs[f->index];
+    bool in_method = ir_func_in_module_class(m, f);
+    for (uint32_t li = 0; li < f->loops.len; li++) {
+        IrLoop *l = &f->loops.items[li];
+        l->in_module_method = in_method;
+        for (uint32_t op = l->op + 1; op < l->end; op++) {
+            if (!ff->reached[op] || ir_op_loop(f, op) != li) continue;
+            const IrOp *o = &f->ops.items[op];
+            if (o->kind != IR_CALL) continue;
+            if (df_is_backward_call(f, op)) l->has_backward = 1;
+            const char *mname = ir_call_method(f, op);
+            AVal recv = ff->val[ir_call_receiver(f, op) == IR_NONE ? op : ir_call_receiver(f, op)];
+            uint32_t mfl = api_method(mname).flags;
+            if ((mfl & M_ZERO_GRAD) || ((mfl & M_STEP) && recv.kind == VK_OPTIM)) l->has_opt_step = 1;
+            if (mfl & M_STEP) {
+                for (uint32_t k = 0; k < o->nargs; k++)
+                    if (ff->val[f->args.items[o->args + k]].kind == VK_OPTIM) l->has_opt_step = 1;
+            }
+            /* a callee that changes every iteration (for layer in self.layers: x = layer(x)) is a
+             * stack of layers or heads, not one model called again */
+            const AVal *callee = &ff->val[o->a];
+            bool invariant = callee->def == IR_NONE || !ir_loop_contains(f, li, callee->def) || callee->carried == li ||
+                             callee->kind == VK_MODREF || callee->kind == VK_FUNC;
+            uint32_t target = df_call_target(m, fx, f, op);
+            if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
+            if (df_is_module_call(fx, f, op) && invariant) {
+                l->has_model_call = 1;
+                for (uint32_t k = 0; k < o->nargs; k++) {
+                    const AVal *a = &ff->val[f->args.items[o->args + k]];
+                    if (a->carried == li && (a->flags & VF_MODEL_OUT) && GL_MAX(a->grad, a->elem) >= G_POST) {
+                        l->has_feedback = 1;
+                        if (l->feedback_call == IR_NONE) l->feedback_call = op;
+                    }
+                }
+            }
+        }
+    }
+    uint8_t *by_batches = gl_calloc(f->loops.len ? f->loops.len : 1, 1); /* STEP only as a batch loop */
+    DfYield y; /* df__batch_loop's scratch, one per function */
+    df_yield_init(&y, f);
+    uint32_t *next_bw = gl_malloc(sizeof *next_bw * (f->ops.len + 1)); /* df__backward_after's */
+    next_bw[f->ops.len] = IR_NONE;
+    for (uint32_t op = f->ops.len; op-- > 0;)
+        next_bw[op] = ff->reached[op] && df_is_backward_call(f, op) ? op : next_bw[op + 1];
+    for (uint32_t li = 0; li < f->loops.len; li++) {
+        IrLoop *l = &f->loops.items[li];
+        const AVal *it = l->iter != IR_NONE ? &ff->val[l->iter] : NULL;
+        const IrLoop *parent = l->parent != IR_NONE ? &f->loops.items[l->parent] : NULL;
+        /* a loop over batches that calls a model (or iterates a DataLoader) */
+        bool batches = (l->has_model_call || (it && it->kind == VK_LOADER)) && df__batch_loop(f, ff, l, &y);
+        bool seq_iter = it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)));
+        l->backward_after = df__backward_after(f, next_bw, l);
+        /* In a Module, forward and what it calls loop over one input's time steps or layers. Other
+         * methods (a model's own fit_epoch, evaluate or generate) are classified by what they do,
+         * except that a loop over the input's steps (`range(x.size(1))`) stays a sequence. */
+        if (l->in_module_method && (ff->in_forward || seq_iter || (!l->has_backward && !l->has_opt_step &&
+                                                                   !l->has_step_call && !l->has_model_call && !batches)))
+            l->kind = LOOP_SEQUENCE;
+        else if (l->has_backward || l->has_opt_step) l->kind = LOOP_STEP;
+        else if (!batches && parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP)
+            l->kind = LOOP_SEQUENCE;
+        else if (parent && parent->kind == LOOP_SEQUENCE) l->kind = LOOP_SEQUENCE;
+        else if (!batches && l->backward_after) l->kind = LOOP_SEQUENCE;
+        else if (l->has_step_call) l->kind = LOOP_STEP; /* calls a step function: train_step(batch) */
+        else if (l->has_feedback) l->kind = LOOP_FEEDBACK;
+        else if (batches) l->kind = LOOP_STEP, by_batches[li] = 1;
+        else if (seq_iter) l->kind = LOOP_SEQUENCE;
+        else if (l->has_model_call) l->kind = LOOP_STEP;
+        else l->kind = LOOP_UNKNOWN;
+    }
+    /* a loop with a step loop inside is an epoch loop, unless it steps itself: a batch loop whose
+     * batches each run several steps (`for _ in range(ppo_epochs): step(batch)`) is one too */
+    for (uint32_t li = f->loops.len; li-- > 0;) {
+        IrLoop *l = &f->loops.items[li];
+        if (l->kind != LOOP_STEP || l->parent == IR_NONE) continue;
+        IrLoop *p = &f->loops.items[l->parent];
+        if (p->kind == LOOP_UNKNOWN || (p->kind == LOOP_STEP && by_batches[l->parent])) p->kind = LOOP_EPOCH;
+    }
+    gl_free(by_batches);
+    df_yield_free(&y);
+    gl_free(next_bw);
+}
+
+uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool growth_only)
+{
+    for (uint32_t l = loop; l != IR_NONE; l = f->loops.items[l].parent) {
+        bool created_inside = v->def != IR_NONE && ir_loop_contains(f, l, v->def) && v->carried != l &&
+                              !(v->flags & VF_OUTER);
+        if (created_inside) return IR_NONE;
+        uint8_t k = f->loops.items[l].kind;
+        if (!growth_only || k == LOOP_STEP || k == LOOP_FEEDBACK) return l;
+    }
+    return IR_NONE;
+}
+
+void df_mark_per_step_funcs(const IrModule *m, Facts *fx)
+{
+    /* functions that run every step: the framework hooks of frameworks.def (marked above), and
+     * what a step loop or a hook calls (transitively, a few levels) */
+    for (int pass = 0; pass < 4; pass++) {
+        for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+            const IrFunc *f = m->funcs.items[fi];
+            FuncFacts *ff = &fx->funcs[fi];
+            for (uint32_t op = 0; op < f->ops.len; op++) {
+                const IrOp *o = &f->ops.items[op];
+                if (o->kind != IR_CALL || !ff->reached[op] || o->a == IR_NONE) continue;
+                uint32_t l = ir_op_loop(f, op);
+                bool per_step = ff->runs_per_step;
+                for (uint32_t k = l; k != IR_NONE && !per_step; k = f->loops.items[k].parent)
+                    if (f->loops.items[k].kind == LOOP_STEP) per_step = true;
+                if (!per_step) continue;
+                uint32_t t = df_call_target(m, fx, f, op);
+                if (t != IR_NONE) fx->funcs[t].runs_per_step = 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+/* Evidence read from a whole function before it is interpreted: which variables carry a graph
+ * (backward() is called on them) and which are models (module-only methods, a callable fed its own
+ * result, the source of what backward() differentiates, a callable applied to a batch moved to a
+ * device). Linear scans and bounded work lists; nothing recurses. */
+#include "ir/dataflow_int.h"
+
+/* In a function that calls backward(): a variable called inside a loop with its own previous
+ * result (`out, state = model(x, state)`, `h = rnn(x, h)`) is a recurrent model, even when it is a
+ * parameter the function never calls a Module method on. */
+static void df__prescan_feedback_calls(Interp *I)
+{
+    const IrFunc *f = I->f;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || o->a == IR_NONE || ir_op_loop(f, i) == IR_NONE) continue;
+        const IrOp *callee = &f->ops.items[o->a];
+        if (callee->kind != IR_LOAD || callee->var == IR_NONE || callee->var >= I->nvars) continue;
+        /* the variables the call's result is stored to (directly, or unpacked) right after it */
+        uint32_t stored[8], ns = 0;
+        for (uint32_t k = i + 1; k < f->ops.len && k < i + 32 && ns < ARRAY_LEN(stored); k++) {
+            const IrOp *s = &f->ops.items[k];
+            if (s->kind == IR_STORE && s->var != IR_NONE &&
+                (s->a == i || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK && f->ops.items[s->a].a == i)))
+                stored[ns++] = s->var;
+        }
+        for (uint32_t a = 0; a < o->nargs; a++) {
+            const IrOp *arg = &f->ops.items[f->args.items[o->args + a]];
+            if (arg->kind != IR_LOAD || arg->var == IR_NONE || arg->var == callee->var) continue;
+            for (uint32_t k = 0; k < ns; k++)
+                if (stored[k] == arg->var) I->module_vars[callee->var] = 1;
+        }
+    }
+}
+
+/* Is var a parameter of the function (`model` in `def train(model, loader)`), or an attribute of
+ * self that is not one of the class's methods (`self.net`)? */
+static bool df__passed_in(const Interp *I, uint32_t var, const uint8_t *is_param)
+{
+    const IrFunc *f = I->f;
+    if (var >= I->nvars) return false;
+    if (is_param[var]) return true;
+    uint32_t base = f->vars.items[var].base;
+    if (base == IR_NONE || base >= I->nvars || !is_param[base] || f->cls == IR_NONE) return false;
+    const char *name = f->vars.items[var].name;
+    const char *dot = name ? strrchr(name, '.') : NULL;
+    return dot && ir_class_method(I->m, f->cls, dot + 1) == IR_NONE;
+}
+
+/* In a function that calls backward(): the value it differentiates carries a graph, so a passed-in
+ * callable that it was computed from is a model (or a loss module): `outputs = model(**batch);
+ * accelerator.backward(outputs.loss)` with `model` a parameter. Follows the value back through
+ * stores, attributes, items, arithmetic, tensor methods and call arguments (bounded). */
+static void df__prescan_backward_sources(Interp *I)
+{
+    const IrFunc *f = I->f;
+    uint32_t n = f->ops.len;
+    uint8_t *seen = gl_calloc(n ? n : 1, 1);
+    uint8_t *unpacked = gl_calloc(n ? n : 1, 1); /* a call whose result was unpacked on the way */
+    uint8_t *is_param = gl_calloc(I->nvars ? I->nvars : 1, 1);
+    /* the stores of each variable, as one list per variable (start[v]..start[v+1] in stores) */
+    uint32_t *start = gl_calloc(I->nvars + 1, sizeof *start);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_STORE || o->var >= I->nvars || o->a == IR_NONE) continue;
+        if (f->ops.items[o->a].kind == IR_PARAM) is_param[o->var] = 1;
+        start[o->var + 1]++;
+    }
+    for (uint32_t v = 0; v < I->nvars; v++) start[v + 1] += start[v];
+    uint32_t *stores = gl_calloc(start[I->nvars] ? start[I->nvars] : 1, sizeof *stores);
+    uint32_t *fill = gl_calloc(I->nvars ? I->nvars : 1, sizeof *fill);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_STORE && o->var < I->nvars && o->a != IR_NONE) stores[start[o->var] + fill[o->var]++] = o->a;
+    }
+    gl_free(fill);
+    Array(uint32_t) work;
+    array_init(&work);
+#define DF_PUSH_WORK(x) do { if (work.len < 4096) array_push(&work, (x)); } while (0)
+    for (uint32_t i = 0; i < n; i++) {
+        if (!df_is_backward_call(f, i)) continue;
+        const IrOp *o = &f->ops.items[i];
+        uint32_t r = ir_call_receiver(f, i);
+        if (o->nargs && !f->kw.items[o->args]) DF_PUSH_WORK(f->args.items[o->args]); /* x.backward(loss) */
+        else if (r != IR_NONE) DF_PUSH_WORK(r);                                          /* loss.backward() */
+    }
+    for (uint32_t visits = 0; work.len && visits < 512; visits++) {
+        uint32_t op = array_pop(&work);
+        if (op >= n || seen[op]) continue;
+        seen[op] = 1;
+        const IrOp *o = &f->ops.items[op];
+        switch ((IrOpKind)o->kind) {
+        case IR_LOAD:
+            if (o->var < I->nvars)
+                for (uint32_t k = start[o->var]; k < start[o->var + 1]; k++) DF_PUSH_WORK(stores[k]);
+            break;
+        case IR_UNPACK:
+            /* `loss, n_tokens, logs = criterion(...)`: which element carries the graph is unknown,
+             * so the callable is not taken for a model; its arguments still are followed */
+            if (o->a != IR_NONE) {
+                unpacked[o->a] = 1;
+                DF_PUSH_WORK(o->a);
+            }
+            break;
+        case IR_STORE: case IR_ATTR: case IR_ITEM: case IR_UNOP:
+            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
+            break;
+        case IR_BINOP: case IR_SELECT:
+            if (o->a != IR_NONE) DF_PUSH_WORK(o->a);
+            if (o->b != IR_NONE) DF_PUSH_WORK(o->b);
+            break;
+        case IR_BUILD:
+            for (uint32_t k = 0; k < o->nargs; k++) DF_PUSH_WORK(f->args.items[o->args + k]);
+            break;
+        case IR_CALL: {
+            if (o->a == IR_NONE) break;
+            const IrOp *callee = &f->ops.items[o->a];
+            uint32_t recv = ir_call_receiver(f, op);
+            if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
+                df__passed_in(I, callee->var, is_param) && !unpacked[op])
+                I->module_vars[callee->var] = 1;
+            else if (recv != IR_NONE)
+                DF_PUSH_WORK(recv); /* a method of the value: out.sum(), scaler.scale(loss) */
+            for (uint32_t k = 0; k < o->nargs; k++)
+                if (!f->kw.items[o->args + k]) DF_PUSH_WORK(f->args.items[o->args + k]);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+#undef DF_PUSH_WORK
+    array_free(&work);
+    gl_free(stores);
+    gl_free(start);
+    gl_free(is_param);
+    gl_free(unpacked);
+    gl_free(seen);
+}
+
+/* A passed-in callable applied to a batch that the loop moved to a device (`out = model(x)` after
+ * `x = x.to(device)`, `model(x.cuda())`, `model(**batch)` after `batch = {k: v.to(device) ...}`)
+ * is a model: an evaluation function that takes the model as a parameter and never calls eval(),
+ * no_grad or backward has no other evidence. Only the first argument counts, so a loss function
+ * called as `criterion(out, y.to(device))` is not taken for a model. */
+static void df__prescan_batch_calls(Interp *I)
+{
+    const IrFunc *f = I->f;
+    uint32_t n = f->ops.len, nv = I->nvars;
+    if (!n) return;
+    bool iterates = false; /* for loops and comprehensions */
+    for (uint32_t i = 0; i < n && !iterates; i++) iterates = f->ops.items[i].kind == IR_NEXT;
+    if (!iterates) return;
+    uint8_t *is_param = gl_calloc(nv ? nv : 1, 1);
+    for (uint32_t i = 0; i < n; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_STORE && o->var < nv && o->a != IR_NONE && f->ops.items[o->a].kind == IR_PARAM) is_param[o->var] = 1;
+    }
+    /* every iteration of the function at once (before the analysis: nothing is known unreached) */
+    DfYield y;
+    df_yield_init(&y, f);
+    df_yield_moved(&y, f, IR_NONE, n, NULL);
+    for (uint32_t op = 0; op < n; op++) {
+        const IrOp *o = &f->ops.items[op];
+        if (o->kind != IR_CALL || !o->nargs || o->a == IR_NONE || !y.dev[f->args.items[o->args]] || y.dev[op]) continue;
+        const IrOp *callee = &f->ops.items[o->a];
+        if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
+            df__passed_in(I, callee->var, is_param))
+            I->module_vars[callee->var] = 1;
+    }
+    df_yield_free(&y);
+    gl_free(is_param);
+}
+
+/* Does f call torch (`torch.multinomial`, `F.softmax`), or a tensor method that samples or picks
+ * tokens (`.argmax()`, `.topk()`, `.multinomial()`, `.softmax()`)? */
+static bool df__works_on_tensors(const IrFunc *f)
+{
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL) continue;
+        if (api_is_torch(o->qual)) return true;
+        const char *m = ir_call_method(f, i);
+        if (m && (api_method(m).flags & M_PICKS)) return true;
+    }
+    return false;
+}
+
+void df_prescan(Interp *I)
+{
+    const IrFunc *f = I->f;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL) continue;
+        const char *m = ir_call_method(f, i);
+        uint32_t recv = ir_call_receiver(f, i);
+        uint32_t var = recv != IR_NONE ? f->ops.items[recv].var : IR_NONE;
+        if (!m || var == IR_NONE) continue;
+        if (f->ops.items[recv].kind != IR_LOAD && f->ops.items[recv].kind != IR_ATTR) continue;
+        uint32_t fl = api_method(m).flags;
+        if ((fl & M_BACKWARD) && o->nargs == 0) I->backward_vars[var] = 1;
+        if (fl & M_BACKWARD) I->backward_vars[var] |= 2;
+        if (fl & (M_MODULE_ONLY | M_STATE)) I->module_vars[var] = 1;
+        if (fl & M_ZERO_GRAD) I->ff->calls_zero_grad = 1;
+    }
+    bool trains = false;
+    for (uint32_t v = 0; v < I->nvars && !trains; v++) trains = I->backward_vars[v] != 0;
+    /* `(total / n).backward()`, `accelerator.backward(loss)`: a backward on an expression */
+    for (uint32_t i = 0; i < f->ops.len && !trains; i++) trains = df_is_backward_call(f, i);
+    for (uint32_t v = 0; v < I->nvars; v++)
+        if (I->backward_vars[v] & 1) I->backward_vars[v] = 1;
+        else I->backward_vars[v] = 0;
+    if (trains) {
+        df__prescan_feedback_calls(I);
+        df__prescan_backward_sources(I);
+    } else if (df__works_on_tensors(f)) {
+        /* a sampling function (`out, h = model(x, h)` with model a parameter) differentiates
+         * nothing; a callable fed its own result there is a model when the function calls torch or
+         * picks tokens from tensors, not when it iterates plain Python (`x = f(x)`) */
+        df__prescan_feedback_calls(I);
+    }
+    df__prescan_batch_calls(I);
+}
