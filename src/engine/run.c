@@ -382,6 +382,7 @@ void run_lint(EngineRun *run, int nthreads)
     uint32_t k;
     const char **paths;
     for (int pass = 0; pass < PROJECT_MAX_ROUNDS && (k = project_missing(run->proj, &paths)) != 0; pass++) {
+        if (!run->cache && run->cache_dir) run->cache = cache_open(run->cache_dir);
         /* the paths live as long as the project; the helpers take the first file's rules */
         run->found = gl_realloc(run->found, (run->n_found + k) * sizeof *run->found);
         uint32_t *idx = gl_calloc(k, sizeof *idx);

@@ -48,6 +48,9 @@ typedef struct EngineRun {
     LintOptions base;     /* the flags' options; each file's rules replace base.rules */
     Array(RuleSet) rules; /* the distinct rule sets of the files */
     Cache *cache;         /* may be NULL */
+    const char *cache_dir; /* with cache NULL: the cache is opened from here (into cache; the caller
+                            * closes it) when the first helper is read from disk (the language
+                            * server: a document that imports nothing never opens one) */
     Spill *spill;
     Project *proj;        /* files linted together (engine/project.h); NULL when alone */
     RunJob *found;        /* the helpers read from disk: the project's files n.. (summaries only) */
