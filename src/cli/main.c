@@ -493,30 +493,6 @@ usage_error:
     return EXIT_ERROR;
 }
 
-/* The directory walk lent to `validate` (ValHost.walk). */
-static int validate_walk(const char *const *paths, int n, char ***files)
-{
-    int errors = 0;
-    WalkIgnore ig;
-    walk_ignore_load(&ig, ".");
-    WalkList wl;
-    array_init(&wl);
-    walk_paths(paths, n, &ig, &wl, walk_err, &errors);
-    walk_sort_unique(&wl);
-    walk_ignore_free(&ig);
-    *files = gl_calloc(wl.len + 1, sizeof(char *));
-    for (uint32_t i = 0; i < wl.len; i++) (*files)[i] = gl_strdup(wl.items[i].path);
-    int count = (int)wl.len;
-    walk_list_free(&wl);
-    if (errors) {
-        for (int i = 0; i < count; i++) gl_free((*files)[i]);
-        gl_free(*files);
-        *files = NULL;
-        return -1;
-    }
-    return count;
-}
-
 static int cmd_rule(int argc, char **argv)
 {
     if (argc < 1) die_usage("%s", "rule: which rule? (e.g. 'gradleak rule GL101')");
@@ -559,10 +535,7 @@ int main(int argc, char **argv)
         return cmd_check(argc - 2, argv + 2);
     }
     if (!strcmp(cmd, "rule")) return cmd_rule(argc - 2, argv + 2);
-    if (!strcmp(cmd, "validate")) {
-        ValHost host = {validate_walk};
-        return val_main(argc - 2, argv + 2, &host);
-    }
+    if (!strcmp(cmd, "validate")) return val_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "rules")) return cmd_rules();
     if (!strcmp(cmd, "lsp")) return lsp_main(argc - 2, argv + 2);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {

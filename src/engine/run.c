@@ -183,7 +183,7 @@ static void run__lint_job(EngineRun *run, RunJob *j, uint32_t i, bool relint)
         return;
     }
     /* the language server's document: its text, linted incrementally on its LintDoc, never cached */
-    bool doc = run->doc && i == 0;
+    bool doc = run->given && i == 0;
     SourceLang lang = doc ? run->doc_lang : engine_lang_of(j->path);
     /* a notebook: its code cells, joined and masked, are what is linted; the blob is what is kept */
     const char *code = src;
@@ -240,7 +240,7 @@ static void run__lint_job(EngineRun *run, RunJob *j, uint32_t i, bool relint)
     if (!cached) {
         o.display_path = j->path; /* files are read by absolute path; crash reports name them as given */
         const char *apath = run__abs(run, j->path, absbuf, sizeof absbuf);
-        int rc = doc ? engine_lint_doc(run->doc, apath, code, code_len, lang, &o, &res)
+        int rc = doc && run->doc ? engine_lint_doc(run->doc, apath, code, code_len, lang, &o, &res)
                      : engine_lint(apath, code, code_len, lang, &o, &res);
         if (rc < 0) {
             lint_result_free(&res);

@@ -59,8 +59,10 @@ typedef struct EngineRun {
     bool keep_src;        /* keep every file's bytes (debug verify), not only those a later step needs */
     bool alone;           /* no project: each file on its own, no helpers from disk (debug verify) */
     /* An editor's document (the language server): file 0's text is already in the spill (src_at),
-     * and it is linted with engine_lint_doc on this LintDoc (an incremental parse), never through
-     * the cache. NULL for a run of files on disk. */
+     * in doc_lang (a notebook's cells joined and masked are Python), never read from disk, never
+     * through the cache; with doc set, it is linted with engine_lint_doc on it (an incremental
+     * parse). false for a run of files on disk. */
+    bool given;
     LintDoc *doc;
     SourceLang doc_lang;
     LintResult doc_result; /* the document's latest lint, whole (comments included); run_take_doc_result */
@@ -91,7 +93,7 @@ void run_lint(EngineRun *run, int nthreads);
  * (else *src is NULL). Returns 0, or -1 with errno when the spill cannot be read back. */
 int run_job_load(const EngineRun *run, const RunJob *j, LintResult *res, char **src, size_t *len);
 
-/* The document's final result (EngineRun.doc), moved to *out (the caller frees it). false when it
+/* The document's final result (EngineRun.given), moved to *out (the caller frees it). false when it
  * was not linted (a tool failure). */
 bool run_take_doc_result(EngineRun *run, LintResult *out);
 
