@@ -11,8 +11,6 @@
 #include "engine/run.h"
 #include "nb/nb.h"
 
-
-/* Reads a whole file. Returns NULL with errno set on failure. */
 char *run_read_file(const char *path, size_t *len)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused below) */
@@ -48,7 +46,6 @@ char *run_read_file(const char *path, size_t *len)
     *len = sb.len;
     return sb_take(&sb);
 }
-
 
 NbStatus run_nb_load(char **src, size_t *len, char *note, size_t notesz)
 {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "base/strbuf.h"
 #include "base/strmap.h"
-#include "front/py/py.h"
+#include "engine/engine.h"
 #include "ir/ir.h"
 #include "validate/val_drive.h"
 
@@ -132,7 +132,7 @@ ValGraph *val_graph_new(const ValSrc *files, uint32_t n)
             while (s > files[i].path && s[-1] != '/') s--;
             gf->stem = arena_strndup(&gf->arena, s, (size_t)(e - s));
         }
-        gf->ok = py_lower(&gf->m, 0, NULL) == 0;
+        gf->ok = engine_lower(&gf->m, LANG_PYTHON, NULL) == 0;
         if (!gf->ok) continue;
         g->n_funcs += gf->m.funcs.len;
         drive__index_file(g, i);

@@ -1,7 +1,7 @@
 /* Rewriting a flagged loop's header to call the probe (see val_instrument.h). */
 #include <stdio.h>
 #include "base/arena.h"
-#include "front/py/py.h"
+#include "engine/engine.h"
 #include "ir/ir.h"
 #include "validate/val_instrument.h"
 
@@ -92,7 +92,7 @@ int val_loop_find(const char *path, const char *src, size_t len, uint32_t line, 
     m.arena = &a, m.src = src, m.len = len, m.path = path;
     int rc = -1;
     *why = "no loop starts on the flagged line";
-    if (py_lower(&m, 0, NULL) != 0) {
+    if (engine_lower(&m, LANG_PYTHON, NULL) != 0) {
         *why = "the file could not be parsed";
     } else {
         for (uint32_t f = 0; f < m.funcs.len && rc; f++) {
@@ -128,7 +128,7 @@ int val_instrument(const char *path, const char *src, size_t len, ValLoopRef *re
     InsEdit *ed = gl_calloc(2 * (size_t)n + 1, sizeof *ed);
     uint32_t ne = 0;
     int rc = 0;
-    if (py_lower(&m, 0, NULL) != 0) {
+    if (engine_lower(&m, LANG_PYTHON, NULL) != 0) {
         *why = "the file could not be parsed";
         rc = -1;
     }
