@@ -11,9 +11,9 @@
 #include "cli/fixes.h"
 #include "cli/notebook.h"
 #include "config/config.h"
-#include "out/baseline.h"
 #include "engine/run.h"
 #include "lsp/lsp.h"
+#include "out/baseline.h"
 #include "out/out.h"
 #include "validate/validate.h"
 
