@@ -12,6 +12,7 @@ Cases (each also checks the finding that only the cross-file summary gives, so t
   lsp-proj-4  the helper file changed on disk and saved (didSave): the document is linted again
   lsp-proj-5  unsaved edits of the document itself: the buffer is linted, the helpers read from disk
   lsp-proj-6  the helpers are linted through the cache `check` uses (GRADLEAK_CACHE_DIR)
+  lsp-proj-7  the server exits 0 after shutdown (under the sanitizers: nothing leaked)
 
 usage: project.py GRADLEAK   (prints "ok <id>" / "FAIL <id> <why>"; exit 1 on a failure)
 """
@@ -149,9 +150,11 @@ class Server:
         self.wait_for(lambda m: m.get("id") == rid, 10)
         self.send("exit", None)
         try:
-            self.p.wait(timeout=10)
+            rc = self.p.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.p.kill()
+            rc = "hung"
+        return rc, self.p.stderr.read().decode(errors="replace")
 
 
 def lsp_set(diags):
@@ -244,7 +247,11 @@ def main():
         write(os.path.join(root, "buffer.py"), edited)
         same("lsp-proj-5", None if got is None else lsp_set(got), check_set(root, "buffer.py"),
              [SEEN_LINE, SEEN_LINE + 3], "the unsaved buffer, its helpers from disk, as check")
-        s.stop()
+        rc, err = s.stop()
+        if rc == 0:
+            ok("lsp-proj-7", "exit 0 after shutdown (a sanitizer build: no leak, no error)")
+        else:
+            fail("lsp-proj-7", "exit %s: %s" % (rc, err[-1500:]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     sys.exit(1 if failures else 0)
