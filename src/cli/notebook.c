@@ -4,22 +4,8 @@
 #include "base/file.h"
 #include "cli/notebook.h"
 #include "cli/udiff.h"
+#include "engine/run.h"
 #include "engine/fix.h"
-
-NbStatus cli_nb_load(char **src, size_t *len, char *note, size_t notesz)
-{
-    Notebook nb;
-    NbStatus st = nb_read(*src, *len, &nb, note, notesz);
-    if (st != NB_OK) return st;
-    StrBuf blob;
-    sb_init(&blob);
-    nb_blob_encode(&nb, &blob);
-    nb_free(&nb);
-    gl_free(*src);
-    *len = blob.len;
-    *src = sb_take(&blob);
-    return NB_OK;
-}
 
 
 void cli_fix_notebook(CliFix *cf, const char *path, char **blob, size_t *len, LintResult *res, const LintOptions *o,
@@ -122,7 +108,7 @@ void cli_fix_notebook(CliFix *cf, const char *path, char **blob, size_t *len, Li
     Notebook nv;
     LintResult left;
     memset(&left, 0, sizeof left);
-    if (cli_nb_load(&nblob, &nlen, err, sizeof err) == NB_OK && nb_blob_view(nblob, nlen, &nv) == 0 &&
+    if (run_nb_load(&nblob, &nlen, err, sizeof err) == NB_OK && nb_blob_view(nblob, nlen, &nv) == 0 &&
         engine_lint(path, nv.code, nv.len, LANG_PYTHON, o, &left) == 0) {
         nb_lint_displayed(&left, nv.code, nv.len, nv.cells, nv.n_cells);
         gl_free(*blob);

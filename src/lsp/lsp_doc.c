@@ -1,6 +1,7 @@
 /* Open documents: text kept in sync with the client, positions in the negotiated encoding. */
 #include <ctype.h>
 #include <strings.h>
+#include "engine/run.h"
 #include "lsp/lsp_doc.h"
 
 /* Units of the character at s[0..avail) in enc, and its byte length in *bytes. An invalid UTF-8
@@ -134,13 +135,36 @@ void lsp_doc_replace(LspDoc *d, uint32_t start, uint32_t end, const char *text, 
     d->dirty = true;
 }
 
-bool lsp_doc_lint(LspDoc *d, const LintOptions *o)
+int lsp_run_lint(const char *path, const char *text, size_t len, SourceLang lang, LintDoc *ld, const LintOptions *o,
+                 Cache **cache, const char *cache_dir, LintResult *out)
+{
+    Spill *spill = spill_open_memory();
+    RunJob job = run_job_new(path);
+    job.src_at = spill_put(spill, text, len);
+    job.src_len = (uint32_t)len;
+    EngineRun run;
+    run_init(&run, &job, 1, o, *cache, spill);
+    run.cache_dir = cache_dir;
+    run.given = true;
+    run.doc = ld;
+    run.doc_lang = lang;
+    run.alone = path[0] != '/'; /* untitled: no folder to find its imports from */
+    run_lint(&run, 1);
+    bool linted = run_take_doc_result(&run, out);
+    if (run.cache && run.cache != *cache) *cache = run.cache; /* opened by this run: kept for the next */
+    if (*cache) cache_flush(*cache);
+    run_free(&run);
+    spill_close(spill);
+    return linted ? 0 : -1;
+}
+
+bool lsp_doc_lint(LspDoc *d, const LintOptions *o, Cache **cache, const char *cache_dir)
 {
     if (!d->dirty && d->has_result) return false;
     if (d->has_result) lint_result_free(&d->result);
     d->has_result = false;
     if (d->lintable && o) {
-        if (engine_lint_doc(d->lint, d->path, d->text.data, d->text.len, d->lang, o, &d->result) == 0)
+        if (lsp_run_lint(d->path, d->text.data, d->text.len, d->lang, d->lint, o, cache, cache_dir, &d->result) == 0)
             d->has_result = true;
     }
     if (!d->has_result) {

@@ -3,6 +3,7 @@
 #define GL_LSP_DOC_H
 
 #include "base/strbuf.h"
+#include "cache/cache.h"
 #include "engine/engine.h"
 
 /* How the client counts `character` in a Position (LSP 3.17 positionEncoding). */
@@ -43,8 +44,16 @@ void lsp_doc_set_text(LspDoc *d, const char *text, size_t len);
 /* Bytes [start, end) replaced by text (incremental sync); offsets are clamped to the text. */
 void lsp_doc_replace(LspDoc *d, uint32_t start, uint32_t end, const char *text, size_t len);
 /* Lints the current text with o if it changed since the last lint; o NULL (an excluded file) gives
- * an empty result. Returns true when it linted. */
-bool lsp_doc_lint(LspDoc *d, const LintOptions *o);
+ * an empty result. Returns true when it linted. The document is one project run (engine/run.h) as
+ * `gradleak check FILE` makes it: the helpers it imports are read from disk and their summaries
+ * applied, through *cache (opened from cache_dir when a helper is first needed; NULL cache_dir:
+ * none). */
+bool lsp_doc_lint(LspDoc *d, const LintOptions *o, Cache **cache, const char *cache_dir);
+/* One project run (engine/run.h) of an editor's text[0..len) as the file at path, with the file's
+ * options o (lsp_doc_lint; a notebook's joined cells): the text is linted (incrementally on ld when
+ * not NULL), the helpers it imports are read from disk. Returns 0 with *out, or -1. */
+int lsp_run_lint(const char *path, const char *text, size_t len, SourceLang lang, LintDoc *ld, const LintOptions *o,
+                 Cache **cache, const char *cache_dir, LintResult *out);
 /* Drops the last lint (the settings changed); the next lsp_doc_lint lints again. */
 void lsp_doc_invalidate(LspDoc *d);
 

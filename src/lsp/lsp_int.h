@@ -41,6 +41,8 @@ typedef struct LspServer {
     Array(struct LspNotebook *) notebooks; /* notebook documents (lsp_nb.c); their cells are not in docs */
     uint64_t next_id;     /* ids of our requests to the client */
     Config *cfg;          /* the project's configuration files, read on demand, reloaded on change */
+    Cache *cache;         /* helpers' lint results (as `check`'s); opened when a document first imports one */
+    char *cache_dir;
     char *config_error;   /* the last configuration error shown to the user, or NULL */
 } LspServer;
 

@@ -4,6 +4,7 @@
  * so code actions and hover work per cell. */
 #include <stdio.h>
 #include "lsp/lsp_int.h"
+#include "engine/nb_lint.h"
 #include "nb/nb.h"
 
 typedef struct LspNbCell {
@@ -343,7 +344,8 @@ void lsp_nb_lint(LspServer *s, LspNotebook *nb)
     const LintOptions *lo = lsp_options_for(s, nb->joined, &o);
     if (nb->joined->has_result) lint_result_free(&nb->joined->result);
     memset(&nb->joined->result, 0, sizeof nb->joined->result);
-    if (!lo || engine_lint(nb->joined->path, masked, text.len, LANG_PYTHON, lo, &nb->joined->result) < 0) {
+    if (!lo || lsp_run_lint(nb->joined->path, masked, text.len, LANG_PYTHON, NULL, lo, &s->cache, s->cache_dir,
+                            &nb->joined->result) < 0) {
         lint_result_free(&nb->joined->result);
         memset(&nb->joined->result, 0, sizeof nb->joined->result);
         arena_init(&nb->joined->result.arena);

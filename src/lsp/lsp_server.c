@@ -118,7 +118,7 @@ void lsp_ensure_linted(LspServer *s, LspDoc *d)
     }
     if (!d->dirty && d->has_result) return;
     LintOptions o;
-    lsp_doc_lint(d, lsp_options_for(s, d, &o));
+    lsp_doc_lint(d, lsp_options_for(s, d, &o), &s->cache, s->cache_dir);
     if (d->lang == LANG_CXX && d->result.cxx == CXX_UNAVAILABLE && !s->cxx_warned) {
         /* one clear message, not one per keystroke; Python documents are linted as before */
         const char *why = "libclang is not available";
@@ -268,6 +268,9 @@ static json_t *h_initialize(LspServer *s, json_t *params, RpcError *e)
     if (ru) s->root = lsp_uri_to_path(json_string_value(ru));
     json_t *rp = lsp_get(params, "rootPath", JSON_STRING);
     if (!s->root && rp) s->root = gl_strdup(json_string_value(rp));
+    /* the helpers a document imports are linted through the cache `check` uses in this folder */
+    gl_free(s->cache_dir);
+    s->cache_dir = cache_dir_default(s->root ? s->root : ".");
 
     static const char *const enc_names[] = {"utf-16", "utf-8", "utf-32"};
     json_t *c = json_object();
@@ -384,7 +387,20 @@ static void n_did_save(LspServer *s, json_t *params)
 {
     const char *uri;
     lsp__text_doc_uri(params, &uri);
-    if (uri && lsp__is_config_file(uri)) lsp__settings_changed(s);
+    if (uri && lsp__is_config_file(uri)) {
+        lsp__settings_changed(s);
+        return;
+    }
+    /* a saved file may be a helper other documents import (their runs read it from disk, as
+     * `check` does): those that call imported names are linted again */
+    bool any = false;
+    for (uint32_t i = 0; uri && i < s->docs.len; i++) {
+        LspDoc *d = s->docs.items[i];
+        if (!d->has_result || !d->result.n_calls || !strcmp(d->uri, uri)) continue;
+        lsp_doc_invalidate(d);
+        any = true;
+    }
+    if (any && s->pull && s->refresh) lsp__request(s, "workspace/diagnostic/refresh", json_null());
 }
 
 static void n_did_close(LspServer *s, json_t *params)
@@ -615,6 +631,9 @@ int lsp_serve(int in_fd, int out_fd)
     lsp_nb_free_all(&s);
     lsp_reader_free(&s.rd);
     gl_free(s.root);
+    cache_flush(s.cache);
+    cache_close(s.cache);
+    gl_free(s.cache_dir);
     gl_free(s.config_error);
     config_free(s.cfg);
     /* exit code per the spec: 0 after shutdown, 1 when exit (or the end of input) came without it */

@@ -19,7 +19,6 @@
 
 #include "base/base.h"
 #include "base/strbuf.h"
-#include "engine/engine.h"
 
 /* One code cell of a notebook, in the joined source. */
 typedef struct NbCell {
@@ -79,16 +78,6 @@ int nb_blob_view(const char *blob, size_t len, Notebook *nb);
  * (NULL when s is NULL). */
 char *nb_rewrite_lines(const NbCell *cells, uint32_t n, const char *s);
 
-/* The same for every message, hint, note, trace and fix title of a lint of the joined code
- * (rewritten into the result's arena). */
-void nb_lint_messages(LintResult *res, const NbCell *cells, uint32_t n);
-/* IPython displays the value of a cell's last expression: a `x.cuda()` that ends a cell is shown,
- * not discarded, so GL201 findings there are dropped (ruff's B018 makes the same exception). For a
- * lint of the joined code (nb_lint_displayed) and, as the fix engine's lint (FixLintFn), of
- * nb_fix_source's text (nb_fix_lint: cells end at the boundary lines). */
-void nb_lint_displayed(LintResult *res, const char *code, size_t len, const NbCell *cells, uint32_t n);
-int nb_fix_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
-                LintResult *out);
 
 /* ---- Writing edits back ----
  * --fix runs on nb_fix_source: the masked code with a boundary comment line between cells, so that

@@ -17,8 +17,9 @@
 #include "cache/history.h"
 #include "engine/engine.h"
 #include "engine/fix.h"
-#include "engine/project.h"
+#include "engine/run.h"
 #include "out/out.h"
+#include "engine/nb_lint.h"
 #include "nb/nb.h"
 #include "validate/val_env.h"
 #include "validate/val_fs.h"
@@ -129,6 +130,12 @@ static bool cli__parse_codes(const char *list, RuleSet *set)
     gl_free(copy);
     return ok;
 }
+
+/* What cli__file fills: the runner, and whether a file could not be linted. */
+typedef struct ValRun {
+    Cli *c;
+    int rc;
+} ValRun;
 
 /* ---- the harness, the interpreter, the command ---- */
 
@@ -714,129 +721,116 @@ static void cli__group(Cli *c)
     }
 }
 
-/* A notebook runs as a script: its code cells in order, with the IPython-only lines and the
+/* The run's file i (RunResultFn): its bytes and findings become c->files[i] and c->lints[i]. A
+ * notebook runs as a script: its code cells in order, with the IPython-only lines and the
  * %%bash-style cells masked into no-ops (src/nb). The script is what is linted, instrumented and
- * served for the notebook's path (`python -m gradleak_harness nb.ipynb`); results map back to cells.
- * Returns 0, or -1 after printing why it cannot be read. */
-static int cli__notebook(ValFile *vf)
+ * served for the notebook's path (`python -m gradleak_harness nb.ipynb`); results map back to cells. */
+static int cli__file(void *ctx, EngineRun *run, uint32_t i, RunJob *j)
 {
-    Notebook nb;
-    char err[512];
-    NbStatus st = nb_read(vf->src, vf->len, &nb, err, sizeof err);
-    if (st != NB_OK) {
-        fprintf(stderr, "gradleak: %s: %s: %s\n", st == NB_NOT_PYTHON ? "note" : "error", vf->path, err);
-        gl_free(vf->src);
-        vf->src = gl_strdup("");
-        vf->len = 0;
-        return st == NB_NOT_PYTHON ? 0 : -1;
+    ValRun *vr = ctx;
+    Cli *c = vr->c;
+    ValFile *vf = &c->files[i];
+    vf->path = arena_strdup(&c->arena, j->path);
+    if (j->read_errno == RUN_NB_BROKEN || j->read_errno == RUN_NB_OTHER) {
+        char *why = spill_get(run->spill, j->src_at, j->src_len);
+        fprintf(stderr, "gradleak: %s: %s: %s\n", j->read_errno == RUN_NB_OTHER ? "note" : "error", vf->path,
+                why ? why : "not linted");
+        gl_free(why);
+        if (j->read_errno == RUN_NB_BROKEN) vr->rc = EXIT_ERROR;
+        vf->src = gl_strdup(""); /* nothing of it runs */
+        return 0;
     }
-    gl_free(vf->src);
-    vf->src = nb.code, vf->len = nb.len, vf->text = nb.text, vf->cells = nb.cells, vf->n_cells = nb.n_cells;
+    char *src = NULL;
+    size_t len = 0;
+    if (j->read_errno || run_job_load(run, j, &c->lints[i], &src, &len) < 0 || !src) {
+        if (j->read_errno > 0)
+            fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", vf->path, strerror(j->read_errno));
+        else
+            fprintf(stderr, "gradleak: error: %s: internal error while linting (this is a bug in gradleak " GL_VERSION ")\n",
+                    vf->path);
+        gl_free(src);
+        vr->rc = EXIT_ERROR;
+        return 0;
+    }
+    Notebook nb;
+    if (j->nb && nb_blob_view(src, len, &nb) == 0) {
+        /* (the engine dropped the findings on a displayed last expression: nb_lint_displayed) */
+        vf->src = gl_strndup(nb.code, nb.len), vf->len = nb.len, vf->text = gl_strndup(nb.text, nb.len);
+        vf->cells = gl_malloc(nb.n_cells * sizeof *nb.cells + 1);
+        memcpy(vf->cells, nb.cells, nb.n_cells * sizeof *nb.cells);
+        vf->n_cells = nb.n_cells;
+        gl_free(src);
+        nb_lint_messages(&c->lints[i], vf->cells, vf->n_cells); /* messages name cells ('cell 3, line 2') */
+    } else {
+        vf->src = src, vf->len = len;
+    }
+    vf->diags = c->lints[i].diags.items;
+    vf->n_diags = c->lints[i].diags.len;
     return 0;
 }
 
-/* File i's findings after a lint of it: a notebook drops those on a displayed last expression
- * (nb_lint_displayed). */
-static void cli__linted(Cli *c, uint32_t i)
+static void cli__walk_err(void *ctx, const char *path, const char *why)
 {
-    ValFile *vf = &c->files[i];
-    if (vf->cells) nb_lint_displayed(&c->lints[i], vf->src, vf->len, vf->cells, vf->n_cells);
-    vf->diags = c->lints[i].diags.items;
-    vf->n_diags = c->lints[i].diags.len;
+    int *errors = ctx;
+    fprintf(stderr, "gradleak: error: %s: %s\n", path, why);
+    (*errors)++;
 }
 
-/* The files linted together as `check` lints them (engine/project.h): the run's files, then the
- * helpers they import from files not given (for their summaries only), then the rounds that carry
- * each file's function summaries to the files that call them. A file linted again replaces its
- * findings. */
-typedef struct ProjCtx {
-    Cli *c;
-    const LintOptions *lo;
-    Project *p;
-    Array(const char *) paths; /* every file of the project: the run's, then the helpers found */
-    Array(char *) srcs;        /* gl_free */
-    Array(size_t) lens;
-    bool attached;             /* the rounds have begun: a lint takes the others' summaries */
-} ProjCtx;
-
-static int cli__proj_lint(ProjCtx *x, uint32_t i, LintResult *out)
+/* Lints paths as `check` lints them (engine/run.h): the same walk and configuration (exclude,
+ * select, per-file-ignores), the same cross-file summaries; C++ files are left out (validate runs
+ * Python programs). Returns 0, or -1 after printing why. */
+static int cli__lint(Cli *c, const char *const *paths, int npaths)
 {
-    LintOptions o = *x->lo;
-    if (x->attached) project_attach(x->p, i, &o);
-    const char *src = x->srcs.items[i];
-    if (!src) return -1;
-    return engine_lint(x->paths.items[i], src, x->lens.items[i], LANG_PYTHON, &o, out) < 0 ? -1 : 0;
-}
-
-static int cli__proj_load(void *ctx, uint32_t i, const char **path, LintResult *out)
-{
-    ProjCtx *x = ctx;
-    if (i >= x->paths.len) return -1;
-    *path = x->paths.items[i];
-    return out ? cli__proj_lint(x, i, out) : 0;
-}
-
-static void cli__lint_project(Cli *c, const LintOptions *lo)
-{
-    if (!c->n_files) return;
-    ProjCtx x;
-    memset(&x, 0, sizeof x);
-    x.c = c, x.lo = lo;
-    array_init(&x.paths);
-    array_init(&x.srcs);
-    array_init(&x.lens);
-    for (uint32_t i = 0; i < c->n_files; i++) {
-        array_push(&x.paths, c->files[i].path);
-        array_push(&x.srcs, c->files[i].src);
-        array_push(&x.lens, c->files[i].len);
+    ConfigOverrides ov;
+    config_overrides_init(&ov);
+    Config *cfg = config_new(&ov);
+    ConfigError err;
+    const Settings *top;
+    WalkList wl;
+    int werrors = 0;
+    array_init(&wl);
+    if (config_settings_for(cfg, ".", &top, &err) < 0 ||
+        run_walk(paths, npaths, cfg, false, &wl, cli__walk_err, &werrors, &err) < 0) {
+        fprintf(stderr, "gradleak: error: %s\n", err.message);
+        config_free(cfg);
+        return -1;
     }
-    x.p = project_new(c->n_files, cli__proj_load, &x);
-    for (uint32_t i = 0; i < c->n_files; i++) project_set(x.p, i, c->files[i].path, &c->lints[i]);
-    const char **found;
-    uint32_t k;
-    for (int pass = 0; pass < PROJECT_MAX_ROUNDS && (k = project_missing(x.p, &found)) != 0; pass++) {
-        for (uint32_t j = 0; j < k; j++) {
-            size_t len = 0;
-            char *src = gl_read_file(found[j], GL_READ_ANY_SIZE, &len);
-            uint32_t idx = project_add(x.p);
-            array_push(&x.paths, found[j]);
-            array_push(&x.srcs, src);
-            array_push(&x.lens, len);
-            LintResult r;
-            if (src && cli__proj_lint(&x, idx, &r) == 0) {
-                project_set(x.p, idx, found[j], &r);
-                lint_result_free(&r);
-            }
+    int rc = werrors ? -1 : 0;
+    RunJob *jobs = gl_calloc(wl.len + 1, sizeof *jobs);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < wl.len; i++)
+        if (engine_lang_of(wl.items[i].path) == LANG_PYTHON) jobs[n++] = run_job_new(wl.items[i].path);
+    c->n_files = n;
+    c->files = gl_calloc(n + 1, sizeof *c->files);
+    c->lints = gl_calloc(n + 1, sizeof *c->lints);
+    LintOptions lo;
+    lint_options_default(&lo);
+    Spill *spill = spill_open();
+    EngineRun run;
+    run_init(&run, jobs, n, &lo, NULL, spill);
+    run.keep_src = true; /* every file's bytes: the call graph (val_drive.c) reads them all */
+    if (!getcwd(run.cwd, sizeof run.cwd)) run.cwd[0] = 0;
+    ValRun vr = {c, 0};
+    if (!rc && run_set_rules(&run, cfg, &err) < 0) {
+        fprintf(stderr, "gradleak: error: %s\n", err.message);
+        rc = -1;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!rc) engine_run(&run, top->jobs ? top->jobs : cores > 0 ? (int)cores : 1, cli__file, &vr);
+    if (vr.rc) rc = -1;
+    if (rc) { /* nothing runs: no file was linted, or one could not be */
+        for (uint32_t i = 0; i < c->n_files; i++) {
+            gl_free(c->files[i].src), gl_free(c->files[i].text), gl_free(c->files[i].cells);
+            lint_result_free(&c->lints[i]);
         }
+        c->n_files = 0;
     }
-    x.attached = true;
-    uint32_t *which = gl_calloc(x.paths.len + 1, sizeof *which);
-    while ((k = project_next_round(x.p, which)) != 0) {
-        LintResult *again = gl_calloc(k, sizeof *again);
-        int *ok = gl_calloc(k, sizeof *ok);
-        for (uint32_t m = 0; m < k; m++) ok[m] = cli__proj_lint(&x, which[m], &again[m]) == 0;
-        /* the new summaries go to the project only when the round's lints are done */
-        for (uint32_t m = 0; m < k; m++) {
-            if (!ok[m]) continue;
-            uint32_t i = which[m];
-            project_set(x.p, i, x.paths.items[i], &again[m]);
-            if (i < c->n_files) {
-                lint_result_free(&c->lints[i]);
-                c->lints[i] = again[m];
-                cli__linted(c, i);
-            } else {
-                lint_result_free(&again[m]);
-            }
-        }
-        gl_free(again);
-        gl_free(ok);
-    }
-    gl_free(which);
-    project_free(x.p);
-    for (uint32_t i = c->n_files; i < x.srcs.len; i++) gl_free(x.srcs.items[i]);
-    array_free(&x.paths);
-    array_free(&x.srcs);
-    array_free(&x.lens);
+    run_free(&run);
+    spill_close(spill);
+    gl_free(jobs);
+    walk_list_free(&wl);
+    config_free(cfg);
+    return rc;
 }
 
 /* --plan: the programs, and per finding where it is sampled, the call path and its fix. */
@@ -898,7 +892,7 @@ static int cli__gpus(Cli *c)
     return 0;
 }
 
-int val_main(int argc, char **argv, const ValHost *host)
+int val_main(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -939,44 +933,10 @@ int val_main(int argc, char **argv, const ValHost *host)
     array_push(&c.allow_read, c.harness);
     array_push(&c.allow_read, NULL); /* the sandbox reads it as a NULL-terminated list */
     if (!paths.len) array_push(&paths, ".");
-    char **names = NULL;
-    int nfiles = host->walk(paths.items, (int)paths.len, &names);
-    if (nfiles < 0) {
+    if (cli__lint(&c, paths.items, (int)paths.len) != 0) {
         rc = EXIT_ERROR;
         goto done;
     }
-    c.n_files = (uint32_t)nfiles;
-    c.files = gl_calloc(c.n_files + 1, sizeof *c.files);
-    c.lints = gl_calloc(c.n_files + 1, sizeof *c.lints);
-    LintOptions lo;
-    lint_options_default(&lo);
-    for (uint32_t i = 0; i < c.n_files; i++) {
-        ValFile *vf = &c.files[i];
-        vf->path = arena_strdup(&c.arena, names[i]);
-        gl_free(names[i]);
-        vf->src = gl_read_file(vf->path, GL_READ_ANY_SIZE, &vf->len);
-        if (!vf->src) {
-            fprintf(stderr, "gradleak: error: %s: cannot read: %s\n", vf->path, strerror(errno));
-            rc = EXIT_ERROR;
-            continue;
-        }
-        if (nb_is_path(vf->path) && cli__notebook(vf) != 0) {
-            rc = EXIT_ERROR;
-            continue;
-        }
-        if (engine_lint(vf->path, vf->src, vf->len, LANG_PYTHON, &lo, &c.lints[i]) < 0) {
-            fprintf(stderr, "gradleak: error: %s: internal error while linting (this is a bug in gradleak " GL_VERSION ")\n",
-                    vf->path);
-            rc = EXIT_ERROR;
-            continue;
-        }
-        cli__linted(&c, i);
-    }
-    gl_free(names);
-    if (rc) goto done;
-    cli__lint_project(&c, &lo);
-    for (uint32_t i = 0; i < c.n_files; i++) /* a notebook's messages name cells ('cell 3, line 2') */
-        if (c.files[i].cells) nb_lint_messages(&c.lints[i], c.files[i].cells, c.files[i].n_cells);
 
     cli__group(&c);
     if (c.plan) {

@@ -6,18 +6,11 @@
 
 #include "base/base.h"
 
-/* What the CLI lends the runner: its directory walk (the layer above owns it). walk expands
- * paths[0..n) into Python files, sorted and unique, each gl_strdup'ed into *files (gl_free each and
- * the array); it returns the count, or -1 after printing an error for a path it could not read. */
-typedef struct ValHost {
-    int (*walk)(const char *const *paths, int n, char ***files);
-} ValHost;
-
 /* The usage text of `gradleak validate --help`. */
 extern const char *const val_usage_text;
 
 /* Runs `gradleak validate ARGS` (argv without the command name). Returns the exit status:
  * 0 nothing to fail on, 1 findings per --fail-on, 2 usage or internal error. */
-int val_main(int argc, char **argv, const ValHost *host);
+int val_main(int argc, char **argv);
 
 #endif

@@ -18,8 +18,8 @@ config        base
 ir            base
 front         base ir
 rules         base ir
-engine        base cache config ir front rules
-nb            base engine
+nb            base
+engine        base cache config ir front rules nb
 out           base nb
 lsp           base cache config engine nb out
 validate      base cache config engine ir nb out

@@ -280,7 +280,8 @@ static void incremental_equals_fresh(void **state)
         assert_non_null(at);
         uint32_t start = (uint32_t)(at - d->text.data);
         lsp_doc_replace(d, start, start + (uint32_t)edits[i].del, edits[i].ins, strlen(edits[i].ins));
-        assert_true(lsp_doc_lint(d, &o));
+        Cache *no_cache = NULL; /* a project run without a cache */
+        assert_true(lsp_doc_lint(d, &o, &no_cache, NULL));
         LintResult fresh;
         assert_int_equal(engine_lint(d->path, d->text.data, d->text.len, LANG_PYTHON, &o, &fresh), 0);
         char *a = diag_dump(&d->result), *b = diag_dump(&fresh);

@@ -1,4 +1,4 @@
-/* Unit tests for src/cli/spill.c, where `check` parks results until the output: round trips through
+/* Unit tests for src/engine/spill.c, where `check` parks results until the output: round trips through
  * the temporary file and through memory, several writers at once, and the fall-back to memory when
  * there is no usable temporary directory. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <cmocka.h>
-#include "cli/spill.h"
+#include "engine/spill.h"
 
 #define BLOBS 600
 

@@ -32,6 +32,19 @@ if [ $RC = 2 ] && grep -q 'harness' "$T/err"; then ok validate/harness-missing; 
 mkdir -p "$T/clean" && printf 'import torch\n\nx = torch.zeros(3)\n' >"$T/clean/a.py"
 gl validate "$T/clean"
 if [ $RC = 0 ] && grep -q 'no growth findings' "$T/out"; then ok validate/nothing-to-validate; else fail validate/nothing-to-validate "rc=$RC $(cat "$T/out")"; fi
+# the configuration `check` reads (exclude, per-file-ignores) decides what validate lints too: one
+# project run (src/engine/run.h) for both
+mkdir -p "$T/conf/skip"
+printf 'import torch\n\n\ndef train(model, loader, opt):\n    total = 0\n    for x, y in loader:\n        loss = model(x).sum()\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n        total += loss\n    return total\n' >"$T/conf/a.py"
+cp "$T/conf/a.py" "$T/conf/c.py" && cp "$T/conf/a.py" "$T/conf/skip/b.py"
+printf 'exclude = ["skip"]\n\n[per-file-ignores]\n"c.py" = ["GL101"]\n' >"$T/conf/gradleak.toml"
+(cd "$T/conf" && "$GRADLEAK" validate --plan . >"$T/out" 2>"$T/err"); RC=$?
+checked=$(cd "$T/conf" && "$GRADLEAK" check --no-cache --output-format concise . | grep -c ': GL101')
+if [ $RC = 0 ] && [ "$checked" = 1 ] && grep -q '^  a.py:11 GL101' "$T/out" && ! grep -q 'c.py\|b.py' "$T/out"; then
+    ok validate/configuration-as-check
+else
+    fail validate/configuration-as-check "rc=$RC check=$checked: $(head -c 400 "$T/out") $(head -c 200 "$T/err")"
+fi
 gl validate --help
 if [ $RC = 0 ] && grep -q -- '--fail-on' "$T/out" && grep -q sandbox "$T/out"; then ok validate/help; else fail validate/help "rc=$RC"; fi
 "$GRADLEAK" check fixtures/run/*_fixed.py >"$T/out" 2>&1; RC=$?

@@ -1,6 +1,6 @@
 /* A lint of a notebook's joined code, told in cells: "line 12" becomes "cell 4, line 3". */
 #include "engine/engine.h"
-#include "nb/nb.h"
+#include "engine/nb_lint.h"
 
 static const char *nb__rw(Arena *a, const NbCell *cells, uint32_t n, const char *s)
 {

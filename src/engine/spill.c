@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "base/strbuf.h"
-#include "cli/spill.h"
+#include "engine/spill.h"
 
 /* Handles with this bit are offsets into the memory buffer; the others, into the file. */
 #define SPILL_MEM_BIT (1ull << 62)

@@ -1,6 +1,6 @@
-/* Where `check` parks what it has finished with until the output needs it again (a file's encoded
- * result, the bytes of a file with findings): an unlinked temporary file, so that the memory of a
- * run does not grow with the number of its files. */
+/* Where a project run (engine/run.h) parks what it has finished with until the output needs it
+ * again (a file's encoded result, the bytes of a file with findings): an unlinked temporary file, so
+ * that the memory of a run does not grow with the number of its files. */
 #ifndef GL_SPILL_H
 #define GL_SPILL_H
 

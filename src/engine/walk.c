@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/strbuf.h"
-#include "cli/walk.h"
+#include "engine/walk.h"
 
 static const char *const skip_dirs[] = {
     ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".env", "env", ".tox", ".nox",
