@@ -248,10 +248,14 @@ void cache_db_discard(const char *db_path)
     }
 }
 
+/* The folder the user chose ($GRADLEAK_CACHE_DIR, read by the command line), or NULL. */
+static const char *cache_chosen;
+
+void cache_choose_dir(const char *dir) { cache_chosen = dir && dir[0] ? dir : NULL; }
+
 char *cache_dir_default(const char *root)
 {
-    const char *env = getenv("GRADLEAK_CACHE_DIR");
-    if (env && env[0]) return gl_strdup(env);
+    if (cache_chosen) return gl_strdup(cache_chosen);
     StrBuf sb;
     sb_init(&sb);
     sb_printf(&sb, "%s/.gradleak_cache", root ? root : ".");
@@ -270,9 +274,8 @@ Cache *cache_open(const char *dir)
     array_init(&c->pending);
     /* The project's own cache folder as a symbolic link is not followed (a repository could ship
      * `.gradleak_cache -> ~/somewhere`); GRADLEAK_CACHE_DIR names a folder the user chose. */
-    const char *env = getenv("GRADLEAK_CACHE_DIR");
     struct stat st;
-    if (!(env && env[0] && !strcmp(env, dir)) && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (!(cache_chosen && !strcmp(cache_chosen, dir)) && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
         cache__warn(c, "the cache folder %s is a symbolic link; linting without the cache (remove it, or set "
                     "GRADLEAK_CACHE_DIR)", dir);
         return c;

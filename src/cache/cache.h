@@ -27,7 +27,10 @@
 
 typedef struct Cache Cache;
 
-/* $GRADLEAK_CACHE_DIR when set and non-empty, else <root>/.gradleak_cache (root NULL = "."). gl_free it. */
+/* The cache folder the user chose ($GRADLEAK_CACHE_DIR: the command line reads it and says it
+ * here, once, before any thread starts; NULL or "" for none). It may be a symbolic link. */
+void cache_choose_dir(const char *dir);
+/* The chosen folder when there is one, else <root>/.gradleak_cache (root NULL = "."). gl_free it. */
 char *cache_dir_default(const char *root);
 
 /* Opens or creates the cache in dir (the folder, CACHEDIR.TAG and the schema). Never NULL: a cache

@@ -527,6 +527,11 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     /* an internal error exits 2 with a report, never by a signal; `check` goes on without the file */
     gl_crash_install(argv, !strcmp(cmd, "check"));
+    /* the environment is read here (and by the language server's own settings), and handed down:
+     * README.md, "Environment variables" */
+    cache_choose_dir(getenv("GRADLEAK_CACHE_DIR"));
+    engine_set_cxx_timing(getenv("GRADLEAK_DEBUG_CXX") != NULL);
+    val_set_peak_codes(getenv("GRADLEAK_VALIDATE_PEAK"));
     if (!strcmp(cmd, "check")) {
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -46,6 +46,11 @@ static bool lang_skip_binary(const char *src, size_t len)
  * `.item<float>()`, which needs `.template` where the tensor's type is dependent), and the
  * front end's `self.x` (a member, implicit or through this) is `this->x`. Rules word the rest for
  * C++ themselves (rule_no_grad_name, rule_func_name). */
+/* GRADLEAK_DEBUG_CXX (the command line reads it): print where each C++ file's time goes */
+static bool engine_cxx_timing;
+
+void engine_set_cxx_timing(bool on) { engine_cxx_timing = on; }
+
 SourceLang engine_lang_of(const char *path)
 {
     static const char *const exts[] = {".cpp", ".cc", ".cxx", ".cu", ".c++", ".hpp", ".hh", ".hxx", ".cuh", ".h"};
@@ -230,7 +235,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
         }
         out->cxx = cr.mode == CX_MODE_LIBTORCH ? CXX_LIBTORCH : CXX_STUB;
         if (cr.deps) out->deps = arena_strdup(&out->arena, cr.deps);
-        if (getenv("GRADLEAK_DEBUG_CXX")) /* for speed figures: where a C++ file's time goes */
+        if (engine_cxx_timing) /* for speed figures: where a C++ file's time goes */
             fprintf(stderr, "gradleak: cxx: %s: parse %.1f ms (%s%s), lower %.1f ms\n", path, (double)cr.parse_ns / 1e6,
                     cx_mode_name(cr.mode), cr.pch ? ", precompiled header" : "", (double)cr.lower_ns / 1e6);
         if (cr.n_errors || cr.truncated) {

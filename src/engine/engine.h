@@ -67,6 +67,9 @@ void lint_options_default(LintOptions *o); /* every rule on */
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out);
 void lint_result_free(LintResult *r);
+/* Print, for each C++ file, its parse and lowering times on stderr (GRADLEAK_DEBUG_CXX; set once
+ * before any thread starts). */
+void engine_set_cxx_timing(bool on);
 /* The language of a path by its extension: .cpp .cc .cxx .cu (and headers .h .hpp .cuh) are C++. */
 SourceLang engine_lang_of(const char *path);
 /* Is C++ linting available (libclang loadable)? On false, *why says what to install. */

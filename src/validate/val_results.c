@@ -9,14 +9,17 @@
 #include "validate/val_fs.h"
 #include "base/rule_catalog.h"
 #include "validate/val_run.h"
+#include "validate/validate.h"
+
+/* GRADLEAK_VALIDATE_PEAK (a test hook; the command line reads it): codes measured by their peak */
+static const char *val_peak_codes;
+
+void val_set_peak_codes(const char *codes) { val_peak_codes = codes && codes[0] ? codes : NULL; }
 
 ValMeasure val_rule_measure(int rule)
 {
     const RuleInfo *ri = rule >= 0 && rule < RULE_COUNT ? rule_info((RuleId)rule) : NULL;
-    /* tests: measure these codes by their peak (tests/validate runs the peak path on a slope rule
-     * until a peak-class rule exists) */
-    const char *peak = getenv("GRADLEAK_VALIDATE_PEAK");
-    if (ri && peak && strstr(peak, ri->code)) return VAL_MEASURE_PEAK;
+    if (ri && val_peak_codes && strstr(val_peak_codes, ri->code)) return VAL_MEASURE_PEAK;
     if (!ri) return VAL_MEASURE_NONE;
     switch (ri->measure) {
     case RM_SLOPE: return VAL_MEASURE_SLOPE;

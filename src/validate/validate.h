@@ -6,6 +6,10 @@
 
 #include "base/base.h"
 
+/* Measure these rules' findings (codes, e.g. "GL101,GL102") by their peak instead of their rule's
+ * measure: a test hook (GRADLEAK_VALIDATE_PEAK, read by the command line). NULL: none. */
+void val_set_peak_codes(const char *codes);
+
 /* The usage text of `gradleak validate --help`. */
 extern const char *const val_usage_text;
 
