@@ -35,6 +35,7 @@
 #include "base/strmap.h"
 #include "front/cxx/cx.h"
 #include "front/cxx/cx_shadow.h"
+#include "ir/build.h"
 
 #if GL_HAVE_LIBCLANG
 #include "front/cxx/cx_clang.h"
@@ -66,14 +67,6 @@ typedef struct Work {
 
 typedef Array(Work) Schedule;
 
-typedef struct FuncCtx {
-    IrFunc *f;
-    uint32_t loop;
-    uint32_t mode_depth;
-    uint32_t scope_depth;
-    bool has_self;
-} FuncCtx;
-
 typedef struct ClassCtx {
     uint32_t index;
     Array(CXCursor) fields; /* FieldDecls, assigned by __init__ */
@@ -93,22 +86,18 @@ typedef struct TyInfo {
 
 typedef struct Lower {
     IrModule *m;
+    IrBuilder B;              /* values, open functions, loops, guard scopes (ir/build.h) */
     Arena *arena;
     const char *src;
     size_t len;
     CXTranslationUnit tu;
     Array(Work) work;
-    Array(uint32_t) vals;
-    Array(FuncCtx) funcs;
-    Array(uint8_t) modes;     /* GradMode of the open guard scopes */
-    Array(uint32_t) scopes;   /* per open block: guards declared in it */
-    Array(ClassCtx) classes;
+    Array(ClassCtx) classes;  /* beside B.classes: the fields __init__ assigns */
     Array(CXCursor) kids;     /* scratch */
     StrMap class_index;       /* class name -> IrClass index */
     StrMap types;             /* canonical type spelling -> index into tyinfo */
     Array(TyInfo) tyinfo;
     LineIndex lines;
-    uint32_t next_region;
     bool truncated;
     const CxShadow *shadow;    /* lowering the shadow source: its offsets map to the file's */
     Array(uint32_t) skip;      /* [start, end) pairs of file offsets: functions the shadow lowers */
@@ -116,9 +105,9 @@ typedef struct Lower {
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 
-static FuncCtx *L_fn(Lower *L) { return array_back(&L->funcs); }
-static IrFunc *L_f(Lower *L) { return L_fn(L)->f; }
-static IrOp *op_at(Lower *L, uint32_t i) { return &L_f(L)->ops.items[i]; }
+static IrBuildFn *L_fn(Lower *L) { return ir_build_fn(&L->B); }
+static IrFunc *L_f(Lower *L) { return ir_build_func(&L->B); }
+static IrOp *op_at(Lower *L, uint32_t i) { return ir_build_op(&L->B, i); }
 
 static const char *cx__str(Lower *L, CXString s)
 {
@@ -188,28 +177,9 @@ static const char *cx__text(Lower *L, Span s)
 
 static bool cx__is_expr(CXCursor c) { return A->clang_isExpression(A->clang_getCursorKind(c)) != 0; }
 
-static uint8_t cx__mode(Lower *L)
-{
-    FuncCtx *fc = L_fn(L);
-    for (uint32_t i = L->modes.len; i-- > fc->mode_depth;)
-        if (L->modes.items[i] != GRAD_KEEP) return L->modes.items[i];
-    return fc->f->base_mode;
-}
-
-static uint32_t emit(Lower *L, IrOpKind kind, Span span)
-{
-    IrOp op;
-    memset(&op, 0, sizeof op);
-    op.kind = (uint8_t)kind;
-    op.mode = cx__mode(L);
-    op.a = op.b = op.c = op.var = IR_NONE;
-    op.span = span;
-    array_push(&L_f(L)->ops, op);
-    return L_f(L)->ops.len - 1;
-}
-
-static void push_val(Lower *L, uint32_t v) { array_push(&L->vals, v); }
-static uint32_t pop_val(Lower *L) { return L->vals.len ? array_pop(&L->vals) : IR_NONE; }
+static uint32_t emit(Lower *L, IrOpKind kind, Span span) { return ir_build_emit(&L->B, kind, span); }
+static void push_val(Lower *L, uint32_t v) { ir_build_push(&L->B, v); }
+static uint32_t pop_val(Lower *L) { return ir_build_pop(&L->B); }
 
 static void sched(Schedule *s, WorkKind k, CXCursor c, Span span, uint16_t depth)
 {
@@ -236,28 +206,14 @@ static Work *sched_act(Schedule *s, Action a, CXCursor c, Span span, uint32_t au
     return array_back(s);
 }
 
-static void sched_commit(Lower *L, Schedule *s)
-{
-    for (uint32_t i = s->len; i-- > 0;) array_push(&L->work, s->items[i]);
-    array_clear(s);
-}
-
 static uint32_t cx__const(Lower *L, Span sp, ConstKind k, const char *text)
 {
-    uint32_t op = emit(L, IR_CONST, sp);
-    op_at(L, op)->aux = k;
-    op_at(L, op)->name = text;
-    return op;
+    return ir_build_const(&L->B, k, text, sp);
 }
 
 static uint32_t cx__load(Lower *L, Span sp, const char *name, const char *qual)
 {
-    uint32_t op = emit(L, IR_LOAD, sp);
-    IrFunc *f = L_f(L);
-    op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
-    op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
-    op_at(L, op)->qual = qual;
-    return op;
+    return ir_build_load(&L->B, name, strlen(name), qual, sp);
 }
 
 /* ---- names and types ------------------------------------------------------------------------- */
@@ -463,11 +419,7 @@ static uint32_t cx__construct(Lower *L, const TyInfo *ti, Span sp)
     uint32_t callee;
     if (ti->local) callee = cx__load(L, sp, ti->local, NULL);
     else callee = cx__load(L, sp, "torch", ti->qual ? ti->qual : "torch.nn.Module");
-    uint32_t op = emit(L, IR_CALL, sp);
-    op_at(L, op)->a = callee;
-    op_at(L, op)->qual = op_at(L, callee)->qual;
-    op_at(L, op)->args = L_f(L)->args.len;
-    return op;
+    return ir_build_call(&L->B, callee, op_at(L, callee)->qual, sp);
 }
 
 /* v converted to a C++ number (the declared type of what it is stored in, or added to, is int64_t,
@@ -476,12 +428,8 @@ static uint32_t cx__construct(Lower *L, const TyInfo *ti, Span sp)
 static uint32_t cx__scalar(Lower *L, uint32_t v, Span sp)
 {
     uint32_t callee = cx__load(L, sp, "float", NULL);
-    uint32_t op = emit(L, IR_CALL, sp);
-    op_at(L, op)->a = callee;
-    op_at(L, op)->args = L_f(L)->args.len;
-    op_at(L, op)->nargs = 1;
-    array_push(&L_f(L)->args, v);
-    array_push(&L_f(L)->kw, (const char *)NULL);
+    uint32_t op = ir_build_call(&L->B, callee, NULL, sp);
+    ir_build_arg(&L->B, op, v, NULL);
     return op;
 }
 
@@ -603,7 +551,7 @@ static void cx__sched_operator(Lower *L, Schedule *s, const char *opt, const CXC
     }
     if (!strcmp(opt, "()")) {
         Work *w = NULL;
-        uint32_t vb = L->vals.len;
+        uint32_t vb = L->B.vals.len;
         for (uint32_t i = 0; i < n; i++) sched(s, W_EXPR, opnds[i], sp, d);
         w = sched_act(s, A_CALL, c, sp, 0, 0);
         w->vbase = vb;
@@ -639,7 +587,7 @@ static void cx__sched_operator(Lower *L, Schedule *s, const char *opt, const CXC
     w.span = sp;
     w.aux = k;
     w.aux2 = aux;
-    w.vbase = L->vals.len;
+    w.vbase = L->B.vals.len;
     array_push(s, w);
     /* COMPARE keeps the operator text in the op's name */
     array_back(s)->act = (uint8_t)(k == IR_COMPARE ? (opt[0] == '=' ? 1 : opt[0] == '!' ? 2 : opt[0] == '<' ? (opt[1] ? 4 : 3) : (opt[1] ? 6 : 5)) : 0);
@@ -774,7 +722,7 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
         x.c = c;
         x.span = sp;
         x.aux = IR_ATTR;
-        x.vbase = L->vals.len;
+        x.vbase = L->B.vals.len;
         array_push(s, x);
         /* the member's name travels in the op: set in W_EXIT from the cursor again */
         return;
@@ -804,7 +752,7 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
             for (uint32_t i = 0; i < n; i++) sched(s, W_EXPR, ops[i], sp, d);
             Work x;
             memset(&x, 0, sizeof x);
-            x.kind = W_EXIT, x.c = c, x.span = sp, x.aux = IR_BUILD, x.vbase = L->vals.len;
+            x.kind = W_EXIT, x.c = c, x.span = sp, x.aux = IR_BUILD, x.vbase = L->B.vals.len;
             array_push(s, x);
             return;
         }
@@ -842,13 +790,13 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
         sched(s, W_EXPR, ops[2], sp, d);
         Work x;
         memset(&x, 0, sizeof x);
-        x.kind = W_EXIT, x.c = c, x.span = sp, x.aux = IR_SELECT, x.vbase = L->vals.len;
+        x.kind = W_EXIT, x.c = c, x.span = sp, x.aux = IR_SELECT, x.vbase = L->B.vals.len;
         array_push(s, x);
         return;
     }
     case CXCursor_InitListExpr: {
         uint32_t first = cx__children(L, c);
-        uint32_t vb = L->vals.len;
+        uint32_t vb = L->B.vals.len;
         for (uint32_t i = first; i < L->kids.len; i++)
             if (cx__is_expr(L->kids.items[i])) sched(s, W_EXPR, L->kids.items[i], sp, d);
         L->kids.len = first;
@@ -890,7 +838,7 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
                 return;
             }
             if (ti.cls == TY_CONTAINER) {
-                uint32_t vb = L->vals.len;
+                uint32_t vb = L->B.vals.len;
                 for (uint32_t i = 0; i < nargs; i++) sched(s, W_EXPR, args[i], sp, d);
                 Work x;
                 memset(&x, 0, sizeof x);
@@ -899,7 +847,7 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
                 return;
             }
             if (nargs == 1) { sched(s, W_EXPR, args[0], sp, d); return; } /* copy, move, conversion */
-            uint32_t vb = L->vals.len;
+            uint32_t vb = L->B.vals.len;
             for (uint32_t i = 0; i < nargs; i++) sched(s, W_EXPR, args[i], sp, d);
             Work x;
             memset(&x, 0, sizeof x);
@@ -935,7 +883,7 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
          * the state it packs keeps its graph (as Python's (h, c)) */
         if (is_fn && (cx__std_fn(L, r, "make_tuple") || cx__std_fn(L, r, "make_pair") ||
                       cx__std_fn(L, r, "forward_as_tuple"))) {
-            uint32_t vb = L->vals.len;
+            uint32_t vb = L->B.vals.len;
             for (uint32_t i = 1; i < n; i++) sched(s, W_EXPR, kids[i], sp, d);
             Work x;
             memset(&x, 0, sizeof x);
@@ -943,7 +891,7 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
             array_push(s, x);
             return;
         }
-        uint32_t vb = L->vals.len;
+        uint32_t vb = L->B.vals.len;
         for (uint32_t i = 0; i < n; i++) sched(s, W_EXPR, kids[i], sp, d);
         Work *x = sched_act(s, A_CALL, c, sp, 0, 0);
         x->vbase = vb;
@@ -955,7 +903,7 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
     default: {
         /* wrappers, casts, unknown expressions: one child passes through, several are joined */
         uint32_t first = cx__children(L, c);
-        uint32_t vb = L->vals.len;
+        uint32_t vb = L->B.vals.len;
         uint32_t n = 0;
         CXCursor last = c;
         for (uint32_t i = first; i < L->kids.len; i++)
@@ -981,11 +929,14 @@ static void cx__expr(Lower *L, const Work *w, Schedule *s)
 static void cx__exit(Lower *L, const Work *w)
 {
     IrFunc *f = L_f(L);
-    uint32_t nv = L->vals.len > w->vbase ? L->vals.len - w->vbase : 0;
-    uint32_t *v = nv ? L->vals.items + (L->vals.len - nv) : NULL; /* items is NULL before the first push */
-    uint32_t op = emit(L, (IrOpKind)w->aux, w->span);
+    uint32_t nv = L->B.vals.len > w->vbase ? L->B.vals.len - w->vbase : 0;
+    uint32_t *v = nv ? L->B.vals.items + (L->B.vals.len - nv) : NULL; /* items is NULL before the first push */
+    IrOpKind kind = (IrOpKind)w->aux;
+    bool build = kind != IR_ATTR && kind != IR_ITEM && kind != IR_BINOP && kind != IR_SELECT && kind != IR_COMPARE &&
+                 kind != IR_UNOP;
+    uint32_t op = build ? ir_build_build(&L->B, (BuildKind)w->aux2, v, nv, w->span) : emit(L, kind, w->span);
     IrOp *o = op_at(L, op);
-    switch ((IrOpKind)w->aux) {
+    switch (kind) {
     case IR_ATTR: {
         o->a = nv ? v[0] : IR_NONE;
         const char *name = cx__spelling(L, w->c);
@@ -998,12 +949,9 @@ static void cx__exit(Lower *L, const Work *w)
         if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_TENSOR &&
             A->clang_getCursorKind(A->clang_getCursorReferenced(w->c)) == CXCursor_FieldDecl)
             o->qual = "torch.Tensor";
-        if (o->a != IR_NONE) {
-            const IrOp *base = &f->ops.items[o->a];
-            if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE && (!base->qual || !strcmp(base->qual, "torch.Tensor")) &&
-                strlen(f->vars.items[base->var].name) < 128)
-                o->var = ir_func_pseudo_var(f, L->arena, base->var, o->name);
-        }
+        /* a member of a variable is a pseudo-variable, but not of a torch name (torch::kCUDA) */
+        if (o->a != IR_NONE && (!f->ops.items[o->a].qual || !strcmp(f->ops.items[o->a].qual, "torch.Tensor")))
+            o->var = ir_build_member_var(&L->B, o->a, o->name);
         break;
     }
     case IR_ITEM: case IR_BINOP: case IR_SELECT: case IR_COMPARE: case IR_UNOP:
@@ -1016,19 +964,10 @@ static void cx__exit(Lower *L, const Work *w)
         }
         if (w->aux == IR_UNOP) o->b = IR_NONE;
         break;
-    case IR_BUILD:
     default:
-        o->kind = IR_BUILD;
-        o->aux = w->aux2;
-        o->args = f->args.len;
-        o->nargs = nv;
-        for (uint32_t i = 0; i < nv; i++) {
-            array_push(&f->args, v[i]);
-            array_push(&f->kw, (const char *)NULL);
-        }
-        break;
+        break; /* a BUILD (of w->aux2) of the values, or an expression libclang left unexposed */
     }
-    L->vals.len -= nv;
+    L->B.vals.len -= nv;
     push_val(L, op);
 }
 
@@ -1064,28 +1003,26 @@ static bool cx__module_method(Lower *L, CXCursor call)
 static void cx__emit_call(Lower *L, const Work *w)
 {
     IrFunc *f = L_f(L);
-    uint32_t nv = L->vals.len - w->vbase;
+    uint32_t nv = L->B.vals.len - w->vbase;
     if (NEVER(nv == 0)) { push_val(L, cx__const(L, w->span, CONST_OTHER, NULL)); return; }
-    uint32_t *v = L->vals.items + w->vbase;
+    uint32_t *v = L->B.vals.items + w->vbase;
     uint32_t callee = v[0];
     const IrOp *co = &f->ops.items[callee];
     const char *method = co->kind == IR_ATTR ? co->name : NULL;
     /* register_module("fc", m) returns m; register_parameter a parameter; register_buffer its tensor */
     if (method && (!strcmp(method, "register_module") || !strcmp(method, "register_buffer")) && nv >= 3) {
         uint32_t val = v[2];
-        L->vals.len = w->vbase;
+        L->B.vals.len = w->vbase;
         push_val(L, val);
         return;
     }
     if (w->aux == 1 && nv == 2) { /* std::get<I>(t) */
         uint32_t t = v[1];
-        L->vals.len = w->vbase;
+        L->B.vals.len = w->vbase;
         uint32_t idx = cx__const(L, w->span, CONST_INT, NULL);
         const char *lt = strchr(cx__text(L, w->span), '<');
         if (lt) op_at(L, idx)->name = arena_strndup(L->arena, lt + 1, strspn(lt + 1, "0123456789"));
-        uint32_t op = emit(L, IR_ITEM, w->span);
-        op_at(L, op)->a = t, op_at(L, op)->b = idx;
-        push_val(L, op);
+        push_val(L, ir_build_op2(&L->B, IR_ITEM, t, idx, 0, w->span));
         return;
     }
     /* m->forward(x) is m(x): the callee is the module (loop-invariant when m is) */
@@ -1096,7 +1033,7 @@ static void cx__emit_call(Lower *L, const Work *w)
         callee = cx__construct(L, &mod, w->span);
         co = &f->ops.items[callee];
         method = NULL;
-        v = L->vals.items + w->vbase;
+        v = L->B.vals.items + w->vbase;
     } else if (method && !strcmp(method, "forward") && co->a != IR_NONE) {
         callee = co->a;
         co = &f->ops.items[callee];
@@ -1128,22 +1065,11 @@ static void cx__emit_call(Lower *L, const Work *w)
                                           !strcmp(f->ops.items[f->args.items[a->args]].name, "True"));
     }
     uint32_t true_op = requires_grad ? cx__const(L, w->span, CONST_BOOL, "True") : IR_NONE;
-    uint32_t op = emit(L, IR_CALL, w->span);
-    IrOp *o = op_at(L, op);
-    o->a = callee;
-    o->qual = qual;
-    o->args = f->args.len;
+    uint32_t op = ir_build_call(&L->B, callee, qual, w->span);
     uint32_t first_arg = reg_param ? 2 : 1;
-    for (uint32_t i = first_arg; i < nv; i++) {
-        array_push(&f->args, L->vals.items[w->vbase + i]);
-        array_push(&f->kw, cx__kw_for(method, qual, i - 1));
-    }
-    if (true_op != IR_NONE) {
-        array_push(&f->args, true_op);
-        array_push(&f->kw, "requires_grad");
-    }
-    op_at(L, op)->nargs = f->args.len - op_at(L, op)->args;
-    L->vals.len = w->vbase;
+    for (uint32_t i = first_arg; i < nv; i++) ir_build_arg(&L->B, op, L->B.vals.items[w->vbase + i], cx__kw_for(method, qual, i - 1));
+    if (true_op != IR_NONE) ir_build_arg(&L->B, op, true_op, "requires_grad");
+    L->B.vals.len = w->vbase;
     /* a call declared to return a number (float metric(const Tensor&), x.size(0)) returns no graph */
     if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_SCALAR) op = cx__scalar(L, op, w->span);
     push_val(L, op);
@@ -1157,7 +1083,6 @@ static void cx__target(Lower *L, const Work *w, Schedule *s)
     enum CXCursorKind k = A->clang_getCursorKind(c);
     Span sp = cx__span_of(L, c, w->span);
     uint32_t value = pop_val(L);
-    IrFunc *f = L_f(L);
     TyInfo ti = cx__classify(L, A->clang_getCursorType(c));
     if (ti.cls == TY_MODULE || ti.cls == TY_OPTIM || ti.cls == TY_LOADER) {
         /* assigning to a module-typed variable or field: it holds a module whatever the expression */
@@ -1167,10 +1092,7 @@ static void cx__target(Lower *L, const Work *w, Schedule *s)
     if (k == CXCursor_DeclRefExpr) {
         CXCursor r = A->clang_getCursorReferenced(c);
         const char *name = A->clang_Cursor_isNull(r) ? cx__spelling(L, c) : cx__spelling(L, r);
-        uint32_t op = emit(L, IR_STORE, sp);
-        op_at(L, op)->a = value;
-        op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
-        op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
+        ir_build_store(&L->B, name, strlen(name), value, sp);
         return;
     }
     if (k == CXCursor_MemberRefExpr) {
@@ -1183,10 +1105,7 @@ static void cx__target(Lower *L, const Work *w, Schedule *s)
         const char *name = cx__spelling(L, c);
         if (!name[0]) name = cx__member_name(L, sp);
         if (!has && L->shadow && !L_fn(L)->has_self) {
-            uint32_t op = emit(L, IR_STORE, sp);
-            op_at(L, op)->a = value;
-            op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
-            op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
+            ir_build_store(&L->B, name, strlen(name), value, sp);
             return;
         }
         Work *x;
@@ -1345,7 +1264,7 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
                         cx__text_has_else(L, e1, s2);
         uint32_t then_i = has_else ? n - 2 : n - 1, cond_i = then_i - 1;
         for (uint32_t i = 0; i < cond_i; i++) sched(s, W_STMT, kids[i], sp, d);
-        uint32_t r = L->next_region++;
+        uint32_t r = ir_build_region(&L->B);
         if (A->clang_getCursorKind(kids[cond_i]) == CXCursor_VarDecl) {
             sched(s, W_VARDECL, kids[cond_i], sp, d);
             sched_act(s, A_CONST_UNKNOWN, c, sp, 0, 0);
@@ -1363,7 +1282,7 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
     }
     case CXCursor_SwitchStmt: {
         if (n < 2) break;
-        uint32_t r = L->next_region++;
+        uint32_t r = ir_build_region(&L->B);
         for (uint32_t i = 0; i + 2 < n; i++) sched(s, W_STMT, kids[i], sp, d);
         if (cx__is_expr(kids[n - 2])) sched(s, W_EXPR, kids[n - 2], sp, d);
         else sched_act(s, A_CONST_UNKNOWN, c, sp, 0, 0);
@@ -1440,7 +1359,7 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
     }
     case CXCursor_CXXTryStmt: {
         if (n < 1) break;
-        uint32_t r = L->next_region++;
+        uint32_t r = ir_build_region(&L->B);
         sched_act(s, A_TRY, c, sp, r, 0);
         sched(s, W_STMT, kids[0], sp, d);
         for (uint32_t i = 1; i < n; i++) {
@@ -1606,19 +1525,9 @@ static void cx__decl(Lower *L, const Work *w, Schedule *s)
 
 /* ---- functions and classes ------------------------------------------------------------------- */
 
-static void cx__param(Lower *L, IrFunc *f, const char *name, const char *qual, uint32_t pos, Span sp)
+static void cx__param(Lower *L, const char *name, const char *qual, uint32_t pos, Span sp)
 {
-    uint32_t op = emit(L, IR_PARAM, sp);
-    IrOp *o = op_at(L, op);
-    o->var = ir_func_var(f, L->arena, name, strlen(name));
-    o->name = f->vars.items[o->var].name;
-    o->aux = pos;
-    o->qual = qual;
-    f->vars.items[o->var].is_param = 1;
-    uint32_t st = emit(L, IR_STORE, sp);
-    op_at(L, st)->a = op;
-    op_at(L, st)->var = o->var;
-    op_at(L, st)->name = o->name;
+    ir_build_param(&L->B, name, strlen(name), qual, pos, sp);
 }
 
 static void cx__field_inits(Lower *L, uint32_t class_ctx, Span sp, Schedule *s);
@@ -1685,7 +1594,6 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
     enum CXCursorKind k = A->clang_getCursorKind(c);
     bool synth = w->act == A_INIT_BEGIN;
     const char *nm = synth || k == CXCursor_Constructor ? "__init__" : cx__spelling(L, c);
-    IrFunc *parent = L_f(L);
     uint32_t cls = w->aux;
     uint32_t class_ctx = IR_NONE;
     if (cls == IR_NONE - 2 || synth) {
@@ -1700,8 +1608,6 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
     bool is_method = cls != IR_NONE;
     if (cls == IR_NONE - 1) cls = IR_NONE; /* method of an unseen class: self, no class */
     bool is_static = !synth && k == CXCursor_CXXMethod && A->clang_CXXMethod_isStatic(c);
-    IrFunc *f = ir_func_new(L->m, nm);
-    f->parent = parent->index;
     Span name_sp = w->span;
     if (!synth) {
         CXSourceLocation loc = A->clang_getCursorLocation(c);
@@ -1715,21 +1621,12 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
             cx__pos(L, name_sp.end, &name_sp.end_row, &name_sp.end_col);
         }
     }
-    f->span = name_sp;
-    if (cls != IR_NONE && cls < L->m->classes.len && !is_static) {
-        IrClass *ic = L->m->classes.items[cls];
-        f->cls = cls;
-        f->qualname = arena_printf(L->arena, "%s.%s", ic->name, nm);
-        array_push(&ic->methods, f->index);
-        if (!strcmp(nm, "__init__")) ic->init = f->index;
-        if (!strcmp(nm, "forward")) ic->forward = f->index;
-    }
-    FuncCtx fc = {f, IR_NONE, L->modes.len, L->scopes.len, is_method && !is_static};
-    array_push(&L->funcs, fc);
+    bool has_self = is_method && !is_static;
+    IrFunc *f = ir_build_func_begin(&L->B, nm, name_sp, is_static ? IR_NONE : cls, has_self);
     uint32_t pos = 0;
-    if (fc.has_self) cx__param(L, f, "self", NULL, pos++, name_sp);
-    if (fc.has_self && L->shadow && !synth) cx__shadow_members(L, c, name_sp);
-    if (fc.has_self && !L->shadow && !synth) cx__header_members(L, c, name_sp);
+    if (has_self) cx__param(L, "self", NULL, pos++, name_sp);
+    if (has_self && L->shadow && !synth) cx__shadow_members(L, c, name_sp);
+    if (has_self && !L->shadow && !synth) cx__header_members(L, c, name_sp);
     if (!synth) {
         uint32_t first = cx__children(L, c);
         for (uint32_t i = first; i < L->kids.len; i++) {
@@ -1741,7 +1638,7 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
             const char *q = ti.cls == TY_MODULE ? "torch.nn.Module" : ti.cls == TY_TENSOR ? "torch.Tensor"
                           : ti.cls == TY_OPTIM ? "torch.optim.Optimizer"
                           : ti.cls == TY_LOADER ? "torch.utils.data.DataLoader" : NULL;
-            cx__param(L, f, pn, q, pos++, cx__span_of(L, p, name_sp));
+            cx__param(L, pn, q, pos++, cx__span_of(L, p, name_sp));
         }
         f->nparams = pos;
         /* a constructor: fields first (their default initializers), then the member initializers */
@@ -1790,42 +1687,19 @@ static void cx__field_inits(Lower *L, uint32_t class_ctx, Span sp, Schedule *s)
 
 static void cx__func_end(Lower *L, const Work *w)
 {
-    IrFunc *f = L_f(L);
-    Array(uint8_t) bound;
-    array_init(&bound);
-    array_reserve(&bound, f->vars.len + 1);
-    memset(bound.items, 0, f->vars.len + 1);
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if ((o->kind == IR_STORE || o->kind == IR_PARAM) && o->var != IR_NONE) bound.items[o->var] = 1;
-    }
-    for (uint32_t i = 0; i < f->vars.len; i++)
-        if (f->vars.items[i].base == IR_NONE && !bound.items[i] && f->index != 0) f->vars.items[i].is_global = 1;
-    array_free(&bound);
+    IrFunc *f = ir_build_func_end(&L->B);
     if (f->index == 0) return;
-    /* close guard scopes a malformed body left open */
-    L->modes.len = L_fn(L)->mode_depth;
-    L->scopes.len = L_fn(L)->scope_depth;
-    L->funcs.len--;
     if (f->cls != IR_NONE || L_fn(L)->has_self) return; /* methods are reached through their class */
     if (w->act == A_FUNC_END && f->name[0] == '_' && !strcmp(f->name, "__init__")) return;
-    uint32_t op = emit(L, IR_DEFINE, f->span);
-    op_at(L, op)->aux = f->index;
-    uint32_t st = emit(L, IR_STORE, f->span);
-    op_at(L, st)->a = op;
-    op_at(L, st)->var = ir_func_var(L_f(L), L->arena, f->name, strlen(f->name));
-    op_at(L, st)->name = L_f(L)->vars.items[op_at(L, st)->var].name;
+    uint32_t op = ir_build_define(&L->B, f->index, NULL, f->span);
+    ir_build_store(&L->B, f->name, strlen(f->name), op, f->span);
 }
 
 static void cx__class_begin(Lower *L, const Work *w)
 {
     CXCursor c = w->c;
-    IrClass *ic = ARENA_NEW(L->arena, IrClass);
-    ic->name = cx__spelling(L, c);
-    if (!ic->name[0]) ic->name = "<anonymous>";
-    ic->index = L->m->classes.len;
-    ic->init = ic->forward = IR_NONE;
-    ic->span = w->span;
+    const char *name = cx__spelling(L, c);
+    IrClass *ic = ir_build_class_begin(&L->B, name[0] ? name : "<anonymous>", w->span);
     ClassCtx cc;
     memset(&cc, 0, sizeof cc);
     cc.index = ic->index;
@@ -1844,7 +1718,6 @@ static void cx__class_begin(Lower *L, const Work *w)
         }
     }
     L->kids.len = first;
-    array_push(&L->m->classes, ic);
     array_push(&L->classes, cc);
     strmap_put(&L->class_index, ic->name, strlen(ic->name), ic->index);
 }
@@ -1854,143 +1727,66 @@ static void cx__class_end(Lower *L, const Work *w)
     if (!L->classes.len) return;
     ClassCtx cc = array_pop(&L->classes);
     array_free(&cc.fields);
-    uint32_t op = emit(L, IR_DEFINE, w->span);
-    op_at(L, op)->aux = IR_NONE - 1 - cc.index;
-    op_at(L, op)->name = "class";
-    const char *nm = L->m->classes.items[cc.index]->name;
-    uint32_t st = emit(L, IR_STORE, w->span);
-    op_at(L, st)->a = op;
-    op_at(L, st)->var = ir_func_var(L_f(L), L->arena, nm, strlen(nm));
-    op_at(L, st)->name = L_f(L)->vars.items[op_at(L, st)->var].name;
+    uint32_t op;
+    IrClass *ic = ir_build_class_end(&L->B, w->span, &op);
+    if (NEVER(!ic || ic->index != cc.index)) return;
+    ir_build_store(&L->B, ic->name, strlen(ic->name), op, w->span);
 }
 
 /* ---- actions --------------------------------------------------------------------------------- */
 
 static void cx__set_attr(Lower *L, uint32_t obj, uint32_t value, const char *name, Span sp)
 {
-    IrFunc *f = L_f(L);
-    uint32_t op = emit(L, IR_SET_ATTR, sp);
-    IrOp *o = op_at(L, op);
-    o->a = obj;
-    o->b = value;
-    o->name = name;
-    if (obj != IR_NONE) {
-        const IrOp *base = &f->ops.items[obj];
-        if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE && !base->qual &&
-            strlen(f->vars.items[base->var].name) < 128)
-            o->var = ir_func_pseudo_var(f, L->arena, base->var, name);
-    }
+    uint32_t op = ir_build_set_attr(&L->B, obj, value, name, IR_NONE, sp);
+    if (obj != IR_NONE && !L_f(L)->ops.items[obj].qual) op_at(L, op)->var = ir_build_member_var(&L->B, obj, name);
 }
 
 static void cx__action(Lower *L, Work *w, Schedule *s)
 {
-    IrFunc *f = L_f(L);
+    IrBuilder *B = &L->B;
     switch ((Action)w->act) {
-    case A_EXPR_STMT: {
-        uint32_t v = pop_val(L);
-        if (v == IR_NONE) break;
-        if (f->ops.items[v].kind == IR_CALL && w->aux) f->ops.items[v].flags |= IR_F_STMT;
-        op_at(L, emit(L, IR_EXPR, w->span))->a = v;
-        break;
-    }
+    case A_EXPR_STMT: ir_build_expr_stmt(B, pop_val(L), w->aux != 0, w->span); break;
     case A_POP: pop_val(L); break;
-    case A_DUP: push_val(L, L->vals.len ? *array_back(&L->vals) : IR_NONE); break;
+    case A_DUP: push_val(L, ir_build_top(B)); break;
     case A_CONST_UNKNOWN: push_val(L, cx__const(L, w->span, CONST_OTHER, NULL)); break;
     case A_PASS:
         if (w->aux2 == 2) { push_val(L, cx__load(L, w->span, "self", NULL)); break; } /* implicit this */
         if (w->aux2 == 1 && w->aux > 1) { /* comma: keep the last */
             uint32_t last = pop_val(L);
-            L->vals.len -= GL_MIN(L->vals.len, w->aux - 1);
+            B->vals.len -= GL_MIN(B->vals.len, w->aux - 1);
             push_val(L, last);
             break;
         }
         /* one operand passes through: nothing to do */
         break;
-    case A_FOR_BEGIN:
-    case A_WHILE_BEGIN: {
-        IrLoop loop;
-        memset(&loop, 0, sizeof loop);
-        loop.parent = L_fn(L)->loop;
-        loop.is_while = w->act == A_WHILE_BEGIN;
-        loop.iter = loop.is_while ? IR_NONE : pop_val(L);
-        loop.end = IR_NONE;
-        loop.feedback_call = IR_NONE;
-        loop.span = w->span;
-        array_push(&f->loops, loop);
-        uint32_t id = f->loops.len - 1;
-        L_fn(L)->loop = id;
-        uint32_t op = emit(L, IR_LOOP, w->span);
-        op_at(L, op)->aux = id;
-        f->loops.items[id].op = op;
-        if (!loop.is_while) {
-            uint32_t nx = emit(L, IR_NEXT, w->span);
-            op_at(L, nx)->a = loop.iter;
-            push_val(L, nx);
-        }
-        break;
-    }
-    case A_END_LOOP: {
-        uint32_t id = L_fn(L)->loop;
-        if (NEVER(id == IR_NONE)) break;
-        uint32_t op = emit(L, IR_END_LOOP, w->span);
-        op_at(L, op)->aux = id;
-        f->loops.items[id].end = op;
-        L_fn(L)->loop = f->loops.items[id].parent;
-        break;
-    }
-    case A_BREAK:
-    case A_CONTINUE: {
-        uint32_t id = L_fn(L)->loop;
-        if (id == IR_NONE) break; /* break out of a switch */
-        op_at(L, emit(L, w->act == A_BREAK ? IR_BREAK : IR_CONTINUE, w->span))->aux = id;
-        break;
-    }
-    case A_IF: {
-        uint32_t cond = pop_val(L);
-        uint32_t op = emit(L, IR_IF, w->span);
-        op_at(L, op)->a = cond;
-        op_at(L, op)->aux = w->aux;
-        break;
-    }
-    case A_ELSE: op_at(L, emit(L, IR_ELSE, w->span))->aux = w->aux; break;
-    case A_END_IF: op_at(L, emit(L, IR_END_IF, w->span))->aux = w->aux; break;
-    case A_TRY: op_at(L, emit(L, IR_TRY, w->span))->aux = w->aux; break;
-    case A_EXCEPT: op_at(L, emit(L, IR_EXCEPT, w->span))->aux = w->aux; break;
-    case A_END_TRY: op_at(L, emit(L, IR_END_TRY, w->span))->aux = w->aux; break;
+    case A_FOR_BEGIN: ir_build_loop_begin(B, false, w->span); break;
+    case A_WHILE_BEGIN: ir_build_loop_begin(B, true, w->span); break;
+    case A_END_LOOP: ir_build_loop_end(B, w->span); break;
+    case A_BREAK: ir_build_jump(B, IR_BREAK, w->span); break; /* outside a loop: a switch's break */
+    case A_CONTINUE: ir_build_jump(B, IR_CONTINUE, w->span); break;
+    case A_IF: ir_build_if(B, w->aux, w->span); break;
+    case A_ELSE: ir_build_mark(B, IR_ELSE, w->aux, w->span); break;
+    case A_END_IF: ir_build_mark(B, IR_END_IF, w->aux, w->span); break;
+    case A_TRY: ir_build_mark(B, IR_TRY, w->aux, w->span); break;
+    case A_EXCEPT: ir_build_mark(B, IR_EXCEPT, w->aux, w->span); break;
+    case A_END_TRY: ir_build_mark(B, IR_END_TRY, w->aux, w->span); break;
     case A_RETURN: {
         uint32_t v = w->aux ? pop_val(L) : IR_NONE;
-        op_at(L, emit(L, IR_RETURN, w->span))->a = v;
+        ir_build_op2(B, IR_RETURN, v, IR_NONE, 0, w->span);
         break;
     }
-    case A_SCOPE_BEGIN: array_push(&L->scopes, 0); break;
+    case A_SCOPE_BEGIN: ir_build_scope_begin(B); break;
     case A_SCOPE_END: {
-        if (L->scopes.len <= L_fn(L)->scope_depth) break;
-        uint32_t guards = array_pop(&L->scopes);
+        /* the guards of the block end at its closing brace */
         Span end = w->span;
         if (end.end > end.start) {
             end.start = end.end - 1;
             cx__pos(L, end.start, &end.row, &end.col);
         }
-        for (uint32_t i = 0; i < guards; i++) {
-            if (L->modes.len > L_fn(L)->mode_depth) L->modes.len--;
-            emit(L, IR_END_WITH, end);
-        }
+        ir_build_scope_end(B, end);
         break;
     }
-    case A_GUARD: {
-        uint32_t ctx = cx__const(L, w->span, CONST_OTHER, NULL);
-        uint32_t op = emit(L, IR_WITH, w->span);
-        op_at(L, op)->a = ctx;
-        op_at(L, op)->aux = w->aux;
-        if (L->scopes.len > L_fn(L)->scope_depth) {
-            array_push(&L->modes, (uint8_t)w->aux);
-            (*array_back(&L->scopes))++;
-        } else {
-            /* a guard at namespace scope (a global): nothing encloses it; keep the region empty */
-            emit(L, IR_END_WITH, w->span);
-        }
-        break;
-    }
+    case A_GUARD: ir_build_guard(B, (uint8_t)w->aux, w->span); break;
     case A_FUNC_BEGIN:
     case A_INIT_BEGIN: cx__func_begin(L, w, s); break;
     case A_FUNC_END: cx__func_end(L, w); break;
@@ -2000,10 +1796,7 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
     case A_AUG: {
         uint32_t rhs = pop_val(L), lhs = pop_val(L);
         if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_SCALAR) rhs = cx__scalar(L, rhs, w->span);
-        uint32_t op = emit(L, IR_BINOP, w->span);
-        op_at(L, op)->aux = w->aux;
-        op_at(L, op)->a = lhs;
-        op_at(L, op)->b = rhs;
+        uint32_t op = ir_build_op2(B, IR_BINOP, lhs, rhs, w->aux, w->span);
         op_at(L, op)->flags |= IR_F_AUG;
         push_val(L, op);
         break;
@@ -2013,10 +1806,7 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
         uint32_t v = pop_val(L);
         if (!name[0]) break;
         if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_SCALAR) v = cx__scalar(L, v, w->span);
-        uint32_t op = emit(L, IR_STORE, cx__span_of(L, w->c, w->span));
-        op_at(L, op)->a = v;
-        op_at(L, op)->var = ir_func_var(f, L->arena, name, strlen(name));
-        op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
+        uint32_t op = ir_build_store(B, name, strlen(name), v, cx__span_of(L, w->c, w->span));
         op_at(L, op)->flags |= (uint8_t)w->aux;
         /* the declared type: a tensor whatever the analysis makes of the initializer */
         if (cx__classify(L, A->clang_getCursorType(w->c)).cls == TY_TENSOR) op_at(L, op)->qual = "torch.Tensor";
@@ -2042,36 +1832,25 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
     case A_COERCE: {
         TyInfo ti = L->tyinfo.items[w->vbase];
         if (ti.cls == TY_CONTAINER) {
-            uint32_t op = emit(L, IR_BUILD, w->span);
-            op_at(L, op)->aux = BUILD_LIST;
-            op_at(L, op)->args = f->args.len;
-            push_val(L, op);
+            push_val(L, ir_build_build(B, BUILD_LIST, NULL, 0, w->span));
             break;
         }
         push_val(L, cx__construct(L, &ti, w->span));
-        if (w->aux == 1 && L->vals.len >= 2) {
+        if (w->aux == 1 && B->vals.len >= 2) {
             /* keep the constructed object on top, the initializer below it (popped by the caller) */
-            uint32_t top = L->vals.items[L->vals.len - 1];
-            L->vals.items[L->vals.len - 1] = L->vals.items[L->vals.len - 2];
-            L->vals.items[L->vals.len - 2] = top;
+            uint32_t top = B->vals.items[B->vals.len - 1];
+            B->vals.items[B->vals.len - 1] = B->vals.items[B->vals.len - 2];
+            B->vals.items[B->vals.len - 2] = top;
         }
         break;
     }
     case A_SET_ITEM: {
         uint32_t idx = pop_val(L), obj = pop_val(L);
-        uint32_t op = emit(L, IR_SET_ITEM, w->span);
-        op_at(L, op)->a = obj;
-        op_at(L, op)->b = idx;
+        uint32_t op = ir_build_op2(B, IR_SET_ITEM, obj, idx, 0, w->span);
         op_at(L, op)->c = w->aux;
         break;
     }
-    case A_UNPACK: {
-        uint32_t op = emit(L, IR_UNPACK, w->span);
-        op_at(L, op)->a = w->aux;
-        op_at(L, op)->aux = w->aux2;
-        push_val(L, op);
-        break;
-    }
+    case A_UNPACK: push_val(L, ir_build_op2(B, IR_UNPACK, w->aux, IR_NONE, w->aux2, w->span)); break;
     }
 }
 
@@ -2638,7 +2417,7 @@ static void cx__run(Lower *L, CXCursor tu_cursor, Span whole, Schedule *s)
         case W_VARDECL: cx__vardecl(L, &w, s); break;
         case W_ACTION: cx__action(L, &w, s); break;
         }
-        sched_commit(L, s);
+        IR_SCHEDULE_COMMIT(&L->work, s);
     }
 }
 
@@ -2897,11 +2676,8 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     L.tu = tu;
     strmap_init(&L.class_index);
     strmap_init(&L.types);
-    IrFunc *top = ir_func_new(m, "<module>");
     Span whole = {0, (uint32_t)m->len, 0, 0, 0, 0};
-    top->span = whole;
-    FuncCtx fc = {top, IR_NONE, 0, 0, false};
-    array_push(&L.funcs, fc);
+    ir_build_init(&L.B, m, whole);
     Schedule s;
     array_init(&s);
     CxShadowFns shadowed;
@@ -2919,13 +2695,13 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     array_free(&L.skip);
     Work endw;
     memset(&endw, 0, sizeof endw);
-    L.funcs.len = 1;
+    L.B.funcs.len = 1;
     cx__func_end(&L, &endw);
     res->truncated = L.truncated;
     for (uint32_t i = 0; i < L.classes.len; i++) array_free(&L.classes.items[i].fields);
     array_free(&s);
-    array_free(&L.work), array_free(&L.vals), array_free(&L.funcs), array_free(&L.modes);
-    array_free(&L.scopes), array_free(&L.classes), array_free(&L.kids), array_free(&L.tyinfo);
+    array_free(&L.work), array_free(&L.classes), array_free(&L.kids), array_free(&L.tyinfo);
+    ir_build_free(&L.B);
     strmap_free(&L.class_index);
     strmap_free(&L.types);
     lineindex_free(&L.lines);
