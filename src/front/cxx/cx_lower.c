@@ -4,8 +4,10 @@
  * libclang visits children through callbacks and recurses inside itself (clang bounds nesting:
  * -fbracket-depth). This file never recurses: a cursor's direct children are collected into an
  * array (a visitor that returns CXChildVisit_Continue), and statements, expressions and
- * assignment targets are work items on one explicit stack, as in py_lower.c. Items nested deeper
- * than CX_MAX_DEPTH are lowered as unknown values (and the result says so).
+ * assignment targets are work items on one explicit stack, as in py_lower.c, and turn into calls of
+ * the IR builder (ir/build.h) that the Python front end uses too. Items nested deeper than
+ * CX_MAX_DEPTH are lowered as unknown values (and the result says so). Expressions and targets are
+ * in cx_expr.c, the command line in cx_compdb.c, precompiled headers in cx_pch.c (cx_int.h).
  *
  * How C++ maps onto the Python-shaped IR:
  *  - names resolve through clang to their declarations and are spelled the Python way

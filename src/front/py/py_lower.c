@@ -1,9 +1,11 @@
-/* Lowers a tree-sitter-python tree into gradleak's IR with one explicit work stack.
+/* Lowers a tree-sitter-python tree into gradleak's IR with one explicit work stack, through the IR
+ * builder (ir/build.h): this file knows Python's syntax, the builder knows the IR.
  *
  * Nothing here recurses over the syntax tree: statements, expressions and assignment targets are
  * all work items on one stack, so 100,000 nested parentheses cost stack entries in the heap, not C
  * frames. A work item either lowers a node (pushing the items for its children, in reverse so they
- * run in source order) or performs an action once the values it needs are on the value stack. */
+ * run in source order) or performs an action once the values it needs are on the builder's value
+ * stack. */
 #include <pthread.h>
 #include <time.h>
 #include <tree_sitter/api.h>
