@@ -56,7 +56,11 @@ static inline IrOp *ir_build_op(IrBuilder *b, uint32_t op) { return &array_back(
 static inline void ir_build_push(IrBuilder *b, uint32_t v) { array_push(&b->vals, v); }
 /* The value on top (popped), or IR_NONE when the stack is empty. */
 static inline uint32_t ir_build_pop(IrBuilder *b) { return b->vals.len ? array_pop(&b->vals) : IR_NONE; }
-static inline uint32_t ir_build_top(const IrBuilder *b) { return b->vals.len ? b->vals.items[b->vals.len - 1] : IR_NONE; }
+/* The value on top (left there), or IR_NONE. */
+static inline uint32_t ir_build_top(const IrBuilder *b)
+{
+    return b->vals.len ? b->vals.items[b->vals.len - 1] : IR_NONE;
+}
 static inline uint32_t ir_build_region(IrBuilder *b) { return b->next_region++; }
 
 /* The grad mode an op emitted now runs under. */

@@ -856,7 +856,8 @@ void cx_emit_call(Lower *L, const Work *w)
     uint32_t true_op = requires_grad ? cx_const(L, w->span, CONST_BOOL, "True") : IR_NONE;
     uint32_t op = ir_build_call(&L->B, callee, qual, w->span);
     uint32_t first_arg = reg_param ? 2 : 1;
-    for (uint32_t i = first_arg; i < nv; i++) ir_build_arg(&L->B, op, L->B.vals.items[w->vbase + i], cx__kw_for(method, qual, i - 1));
+    for (uint32_t i = first_arg; i < nv; i++)
+        ir_build_arg(&L->B, op, L->B.vals.items[w->vbase + i], cx__kw_for(method, qual, i - 1));
     if (true_op != IR_NONE) ir_build_arg(&L->B, op, true_op, "requires_grad");
     L->B.vals.len = w->vbase;
     /* a call declared to return a number (float metric(const Tensor&), x.size(0)) returns no graph */
