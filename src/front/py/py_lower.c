@@ -12,9 +12,9 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "front/py/py.h"
-#include "ir/build.h"
 #include "front/py/py_chunk.h"
 #include "front/py/py_tree.h"
+#include "ir/build.h"
 
 const TSLanguage *tree_sitter_python(void);
 
