@@ -20,27 +20,6 @@ void ir_build_free(IrBuilder *b)
     array_free(&b->classes);
 }
 
-uint8_t ir_build_mode(const IrBuilder *b)
-{
-    const IrBuildFn *fn = &b->funcs.items[b->funcs.len - 1];
-    for (uint32_t i = b->modes.len; i-- > fn->mode_depth;)
-        if (b->modes.items[i] != GRAD_KEEP) return b->modes.items[i];
-    return fn->f->base_mode;
-}
-
-uint32_t ir_build_emit(IrBuilder *b, IrOpKind kind, Span span)
-{
-    IrFunc *f = ir_build_func(b);
-    IrOp op;
-    memset(&op, 0, sizeof op);
-    op.kind = (uint8_t)kind;
-    op.mode = ir_build_mode(b);
-    op.a = op.b = op.c = op.var = IR_NONE;
-    op.span = span;
-    array_push(&f->ops, op);
-    return f->ops.len - 1;
-}
-
 uint32_t ir_build_op2(IrBuilder *b, IrOpKind kind, uint32_t a, uint32_t b2, uint32_t aux, Span span)
 {
     uint32_t op = ir_build_emit(b, kind, span);

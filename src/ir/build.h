@@ -64,9 +64,28 @@ static inline uint32_t ir_build_top(const IrBuilder *b)
 static inline uint32_t ir_build_region(IrBuilder *b) { return b->next_region++; }
 
 /* The grad mode an op emitted now runs under. */
-uint8_t ir_build_mode(const IrBuilder *b);
-/* Appends an op of kind (operands IR_NONE) to the open function; returns its index. */
-uint32_t ir_build_emit(IrBuilder *b, IrOpKind kind, Span span);
+static inline uint8_t ir_build_mode(const IrBuilder *b)
+{
+    const IrBuildFn *fn = &b->funcs.items[b->funcs.len - 1];
+    for (uint32_t i = b->modes.len; i-- > fn->mode_depth;)
+        if (b->modes.items[i] != GRAD_KEEP) return b->modes.items[i];
+    return fn->f->base_mode;
+}
+
+/* Appends an op of kind (operands IR_NONE) to the open function; returns its index. Inline: every op
+ * of both front ends goes through here. */
+static inline uint32_t ir_build_emit(IrBuilder *b, IrOpKind kind, Span span)
+{
+    IrFunc *f = ir_build_func(b);
+    IrOp op;
+    memset(&op, 0, sizeof op);
+    op.kind = (uint8_t)kind;
+    op.mode = ir_build_mode(b);
+    op.a = op.b = op.c = op.var = IR_NONE;
+    op.span = span;
+    array_push(&f->ops, op);
+    return f->ops.len - 1;
+}
 /* An op with operands a and b (IR_NONE: absent) and aux. */
 uint32_t ir_build_op2(IrBuilder *b, IrOpKind kind, uint32_t a, uint32_t b2, uint32_t aux, Span span);
 
