@@ -1,9 +1,11 @@
-/* Lowers a tree-sitter-python tree into gradleak's IR with one explicit work stack.
+/* Lowers a tree-sitter-python tree into gradleak's IR with one explicit work stack, through the IR
+ * builder (ir/build.h): this file knows Python's syntax, the builder knows the IR.
  *
  * Nothing here recurses over the syntax tree: statements, expressions and assignment targets are
  * all work items on one stack, so 100,000 nested parentheses cost stack entries in the heap, not C
  * frames. A work item either lowers a node (pushing the items for its children, in reverse so they
- * run in source order) or performs an action once the values it needs are on the value stack. */
+ * run in source order) or performs an action once the values it needs are on the builder's value
+ * stack. */
 #include <pthread.h>
 #include <time.h>
 #include <tree_sitter/api.h>
@@ -11,6 +13,8 @@
 #include "base/strmap.h"
 #include "front/py/py.h"
 #include "front/py/py_chunk.h"
+#include "front/py/py_tree.h"
+#include "ir/build.h"
 
 const TSLanguage *tree_sitter_python(void);
 
@@ -100,31 +104,19 @@ typedef struct Work {
     TSNode node2;  /* decorated_definition for A_FUNC_BEGIN/A_CLASS_BEGIN */
 } Work;
 
-typedef struct FuncCtx {
-    IrFunc *f;
-    uint32_t loop;        /* innermost open loop, IR_NONE */
-    uint32_t mode_depth;  /* modes stack height at function entry */
-    uint32_t cls;         /* class whose body we are directly in, or IR_NONE */
-} FuncCtx;
-
 typedef struct Lower {
     IrModule *m;
-    Arena *arena;
+    IrBuilder B;            /* values, open functions, classes, loops and with blocks (ir/build.h) */
     const char *src;
     Array(Work) work;
-    Array(uint32_t) vals;
-    Array(FuncCtx) funcs;
-    Array(uint8_t) modes;   /* GradMode of open WITH blocks, innermost last */
-    Array(uint32_t) classes;/* open class bodies */
     PyImports imports;
     PyChunkLog *log;        /* the top-level statement being lowered is logged for reuse (py_chunk.h), or NULL */
-    uint32_t next_region;
     TSTreeCursor cursor;
     Array(TSNode) kids;     /* scratch for py__children */
 } Lower;
 
-static FuncCtx *L_fn(Lower *L) { return array_back(&L->funcs); }
-static IrFunc *L_f(Lower *L) { return L_fn(L)->f; }
+static IrBuildFn *L_fn(Lower *L) { return ir_build_fn(&L->B); }
+static IrFunc *L_f(Lower *L) { return ir_build_func(&L->B); }
 
 static Span py__span(TSNode n)
 {
@@ -136,7 +128,7 @@ static Span py__span(TSNode n)
 static const char *py__text(Lower *L, TSNode n)
 {
     uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
-    return arena_strndup(L->arena, L->src + s, e - s);
+    return arena_strndup(L->B.arena, L->src + s, e - s);
 }
 
 /* Children of n (all of them, named and anonymous) into L->kids, through a cursor: ts_node_child(i)
@@ -152,28 +144,8 @@ static uint32_t py__children(Lower *L, TSNode n)
     return first;
 }
 
-static uint8_t L_mode(Lower *L)
-{
-    FuncCtx *fc = L_fn(L);
-    for (uint32_t i = L->modes.len; i-- > fc->mode_depth;)
-        if (L->modes.items[i] != GRAD_KEEP) return L->modes.items[i];
-    return fc->f->base_mode;
-}
-
-static uint32_t emit(Lower *L, IrOpKind kind, TSNode n)
-{
-    IrFunc *f = L_f(L);
-    IrOp op;
-    memset(&op, 0, sizeof op);
-    op.kind = (uint8_t)kind;
-    op.mode = L_mode(L);
-    op.a = op.b = op.c = op.var = IR_NONE;
-    op.span = py__span(n);
-    array_push(&f->ops, op);
-    return f->ops.len - 1;
-}
-
-static IrOp *op_at(Lower *L, uint32_t i) { return &L_f(L)->ops.items[i]; }
+static uint32_t emit(Lower *L, IrOpKind kind, TSNode n) { return ir_build_emit(&L->B, kind, py__span(n)); }
+static IrOp *op_at(Lower *L, uint32_t i) { return ir_build_op(&L->B, i); }
 
 static void push_work(Lower *L, WorkKind k, TSNode n)
 {
@@ -208,19 +180,13 @@ static void sched_action(Schedule *s, Action a, TSNode n, uint32_t aux, uint32_t
     array_push(s, w);
 }
 
-static void sched_commit(Lower *L, Schedule *s)
-{
-    for (uint32_t i = s->len; i-- > 0;) array_push(&L->work, s->items[i]);
-    array_clear(s);
-}
-
 static uint32_t pop_val(Lower *L)
 {
-    if (NEVER(L->vals.len == 0)) return IR_NONE;
-    return array_pop(&L->vals);
+    if (NEVER(L->B.vals.len == 0)) return IR_NONE;
+    return ir_build_pop(&L->B);
 }
 
-static void push_val(Lower *L, uint32_t v) { array_push(&L->vals, v); }
+static void push_val(Lower *L, uint32_t v) { ir_build_push(&L->B, v); }
 
 /* What name is imported as (NULL: not imported). Every lookup goes through here: a statement kept
  * for reuse depends on the answers (py_chunk.h). */
@@ -230,19 +196,11 @@ static const char *py__imported(Lower *L, const char *name, size_t len)
     return L->log ? py_chunk_log_import(L->log, name, len, q) : q;
 }
 
-/* ir_func_var and ir_func_pseudo_var, logging the module variables a kept statement uses. */
-static uint32_t py__var(Lower *L, IrFunc *f, const char *name, size_t len)
+/* The builder's variable hook: logs the module variables a kept statement uses. */
+static void py__on_var(void *ctx, const IrFunc *f, uint32_t v)
 {
-    uint32_t v = ir_func_var(f, L->arena, name, len);
+    Lower *L = ctx;
     if (L->log && f->index == 0) py_chunk_log_var(L->log, f, v);
-    return v;
-}
-
-static uint32_t py__pseudo_var(Lower *L, IrFunc *f, uint32_t base, const char *attr)
-{
-    uint32_t v = ir_func_pseudo_var(f, L->arena, base, attr);
-    if (L->log && f->index == 0) py_chunk_log_var(L->log, f, v);
-    return v;
 }
 
 /* Dotted name of an identifier/attribute chain, resolved through imports ("nn.Linear" ->
@@ -263,7 +221,7 @@ static const char *py__static_qual(Lower *L, TSNode n)
             const char *q = py__imported(L, name, strlen(name));
             sb_puts(&parts, q ? q : name);
             for (uint32_t i = nseg; i-- > 0;) sb_printf(&parts, ".%s", segs[i]);
-            result = arena_strndup(L->arena, parts.data, parts.len);
+            result = arena_strndup(L->B.arena, parts.data, parts.len);
             break;
         }
         if (k != PN_ATTRIBUTE || nseg == ARRAY_LEN(segs)) break;
@@ -308,7 +266,7 @@ static void py__record_import(Lower *L, const char *local, const char *qual)
 static const char *py__join_module(Lower *L, const char *module, const char *name)
 {
     size_t n = strlen(module);
-    return arena_printf(L->arena, n && module[n - 1] == '.' ? "%s%s" : "%s.%s", module, name);
+    return arena_printf(L->B.arena, n && module[n - 1] == '.' ? "%s%s" : "%s.%s", module, name);
 }
 
 static void py__import(Lower *L, TSNode n, PyNodeKind k)
@@ -329,7 +287,7 @@ static void py__import(Lower *L, TSNode n, PyNodeKind k)
             if (k == PN_IMPORT_STATEMENT) {
                 /* `import torch.nn` binds `torch` */
                 const char *dot = strchr(name, '.');
-                const char *local = dot ? arena_strndup(L->arena, name, (size_t)(dot - name)) : name;
+                const char *local = dot ? arena_strndup(L->B.arena, name, (size_t)(dot - name)) : name;
                 py__record_import(L, local, local);
             } else if (module) {
                 py__record_import(L, name, py__join_module(L, module, name));
@@ -418,7 +376,7 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
         /* if/elif/else becomes nested IF regions: each elif lives in the previous ELSE */
         uint32_t regions[256];
         uint32_t nr = 0;
-        uint32_t r = L->next_region++;
+        uint32_t r = ir_build_region(&L->B);
         regions[nr++] = r;
         sched_node(s, W_EXPR, ts_node_child_by_field_id(n, fid_condition));
         sched_action(s, A_IF, n, r, 0);
@@ -429,7 +387,7 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
             PyNodeKind ck = py__kind(c);
             if (ck == PN_ELIF_CLAUSE && nr < ARRAY_LEN(regions)) {
                 sched_action(s, A_ELSE, c, regions[nr - 1], 0);
-                uint32_t r2 = L->next_region++;
+                uint32_t r2 = ir_build_region(&L->B);
                 regions[nr++] = r2;
                 sched_node(s, W_EXPR, ts_node_child_by_field_id(c, fid_condition));
                 sched_action(s, A_IF, c, r2, 0);
@@ -470,7 +428,7 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
         break;
     }
     case PN_TRY_STATEMENT: {
-        uint32_t r = L->next_region++;
+        uint32_t r = ir_build_region(&L->B);
         sched_action(s, A_TRY, n, r, 0);
         sched_node(s, W_STMT, ts_node_child_by_field_id(n, fid_body));
         uint32_t first = py__children(L, n);
@@ -563,7 +521,7 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
             TSNode c = ts_node_named_child(n, i);
             if (py__kind(c) != PN_IDENTIFIER) continue;
             const char *name = py__text(L, c);
-            uint32_t v = py__var(L, L_f(L), name, strlen(name));
+            uint32_t v = ir_build_var(&L->B, name, strlen(name));
             L_f(L)->vars.items[v].is_global = 1;
             /* a flag on a module variable: not a change a statement can replay */
             if (L->log && L_f(L)->index == 0) L->log->ok = false;
@@ -588,7 +546,7 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
             if (py__kind(list[i]) != PN_IDENTIFIER) continue;
             const char *name = py__text(L, list[i]);
             uint32_t op = emit(L, IR_DEL, list[i]);
-            op_at(L, op)->var = py__var(L, L_f(L), name, strlen(name));
+            op_at(L, op)->var = ir_build_var(&L->B, name, strlen(name));
         }
         break;
     }
@@ -607,7 +565,7 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
             TSNode c = ts_node_named_child(body, i);
             if (py__kind(c) != PN_CASE_CLAUSE || nr == ARRAY_LEN(regions)) continue;
             if (nr) sched_action(s, A_ELSE, c, regions[nr - 1], 0);
-            uint32_t r = L->next_region++;
+            uint32_t r = ir_build_region(&L->B);
             regions[nr++] = r;
             sched_action(s, A_CONST_UNKNOWN, c, 0, 0);
             sched_action(s, A_IF, c, r, 0);
@@ -625,27 +583,18 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
 
 static uint32_t py__const(Lower *L, TSNode n, ConstKind ck)
 {
-    uint32_t op = emit(L, IR_CONST, n);
-    op_at(L, op)->aux = ck;
-    if (ck == CONST_INT || ck == CONST_FLOAT || ck == CONST_BOOL) op_at(L, op)->name = py__text(L, n);
-    if (ck == CONST_STR) {
-        /* keep short literal strings (keys, device names) for messages and rules */
-        uint32_t len = ts_node_end_byte(n) - ts_node_start_byte(n);
-        if (len < 64) op_at(L, op)->name = py__text(L, n);
-    }
-    return op;
+    const char *text = NULL;
+    if (ck == CONST_INT || ck == CONST_FLOAT || ck == CONST_BOOL) text = py__text(L, n);
+    /* keep short literal strings (keys, device names) for messages and rules */
+    if (ck == CONST_STR && ts_node_end_byte(n) - ts_node_start_byte(n) < 64) text = py__text(L, n);
+    return ir_build_const(&L->B, ck, text, py__span(n));
 }
 
 static uint32_t py__load_name(Lower *L, TSNode n)
 {
     const char *name = py__text(L, n);
     size_t len = strlen(name);
-    uint32_t op = emit(L, IR_LOAD, n);
-    IrFunc *f = L_f(L);
-    op_at(L, op)->var = py__var(L, f, name, len);
-    op_at(L, op)->qual = py__imported(L, name, len);
-    op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
-    return op;
+    return ir_build_load(&L->B, name, len, py__imported(L, name, len), py__span(n));
 }
 
 /* Arguments of a call in order: values pushed for each; kw names recorded by py__call_kw. */
@@ -671,21 +620,16 @@ static void py__sched_args(Lower *L, TSNode args, Schedule *s)
 static void py__emit_call(Lower *L, TSNode n, uint32_t vbase)
 {
     IrFunc *f = L_f(L);
-    uint32_t nvals = L->vals.len - vbase;
+    uint32_t nvals = L->B.vals.len - vbase;
     if (NEVER(nvals == 0)) return;
-    uint32_t callee = L->vals.items[vbase];
-    uint32_t op = emit(L, IR_CALL, n);
-    IrOp *o = op_at(L, op);
-    o->a = callee;
-    o->qual = f->ops.items[callee].qual;
-    o->args = f->args.len;
-    o->nargs = nvals - 1;
+    uint32_t callee = L->B.vals.items[vbase];
+    uint32_t op = ir_build_call(&L->B, callee, f->ops.items[callee].qual, py__span(n));
     TSNode args = ts_node_child_by_field_id(n, fid_arguments);
     /* keyword names, in the same order py__sched_args pushed the values */
     uint32_t k = 0;
     if (!ts_node_is_null(args) && py__kind(args) != PN_GENERATOR_EXPRESSION) {
         uint32_t first = py__children(L, args);
-        for (uint32_t i = first; i < L->kids.len && k < o->nargs; i++) {
+        for (uint32_t i = first; i < L->kids.len && k < nvals - 1; i++) {
             TSNode c = L->kids.items[i];
             if (!ts_node_is_named(c) || py__kind(c) == PN_COMMENT) continue;
             const char *kw = NULL;
@@ -697,17 +641,13 @@ static void py__emit_call(Lower *L, TSNode n, uint32_t vbase)
             } else if (py__kind(c) == PN_DICTIONARY_SPLAT) {
                 kw = "**";
             }
-            array_push(&f->args, L->vals.items[vbase + 1 + k]);
-            array_push(&f->kw, kw);
+            ir_build_arg(&L->B, op, L->B.vals.items[vbase + 1 + k], kw);
             k++;
         }
         L->kids.len = first;
     }
-    for (; k < nvals - 1; k++) {
-        array_push(&f->args, L->vals.items[vbase + 1 + k]);
-        array_push(&f->kw, (const char *)NULL);
-    }
-    L->vals.len = vbase;
+    for (; k < nvals - 1; k++) ir_build_arg(&L->B, op, L->B.vals.items[vbase + 1 + k], NULL);
+    L->B.vals.len = vbase;
     push_val(L, op);
 }
 
@@ -729,7 +669,7 @@ static BinOp py__binop(const char *t)
 static void py__expr(Lower *L, TSNode n, Schedule *s)
 {
     PyNodeKind k = py__kind(n);
-    uint32_t vbase = L->vals.len;
+    uint32_t vbase = L->B.vals.len;
     switch (k) {
     case PN_IDENTIFIER:
     case PN_KEYWORD_IDENTIFIER:
@@ -870,28 +810,22 @@ static void py__expr(Lower *L, TSNode n, Schedule *s)
 static void py__exit(Lower *L, TSNode n, uint32_t vbase)
 {
     PyNodeKind k = py__kind(n);
-    uint32_t nv = L->vals.len - vbase;
-    uint32_t *v = nv ? L->vals.items + vbase : NULL; /* no pointer arithmetic on an empty (NULL) array */
+    uint32_t nv = L->B.vals.len - vbase;
+    uint32_t *v = nv ? L->B.vals.items + vbase : NULL; /* no pointer arithmetic on an empty (NULL) array */
     uint32_t op;
     IrFunc *f = L_f(L);
     switch (k) {
     case PN_ATTRIBUTE: {
-        op = emit(L, IR_ATTR, n);
-        IrOp *o = op_at(L, op);
-        o->a = nv ? v[0] : IR_NONE;
         TSNode an = ts_node_child_by_field_id(n, fid_attribute);
-        o->name = ts_node_is_null(an) ? "?" : py__text(L, an);
+        op = ir_build_attr(&L->B, nv ? v[0] : IR_NONE, ts_node_is_null(an) ? "?" : py__text(L, an), py__span(n));
+        IrOp *o = op_at(L, op);
         if (o->a != IR_NONE) {
             const IrOp *base = &f->ops.items[o->a];
             /* only name chains resolve (torch.cuda.empty_cache); an attribute of a call's result
              * (nn.Linear(4, 4).cuda) is a method of an object, not a dotted name */
             if (base->qual && (base->kind == IR_LOAD || base->kind == IR_ATTR))
-                o->qual = arena_printf(L->arena, "%s.%s", base->qual, o->name);
-            /* `x.attr` of a variable (one or two levels: self.rnn.hidden) is a pseudo-variable,
-             * so stores and loads of it flow like a local's */
-            if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE &&
-                strlen(f->vars.items[base->var].name) < 128)
-                o->var = py__pseudo_var(L, f, base->var, o->name);
+                o->qual = arena_printf(L->B.arena, "%s.%s", base->qual, o->name);
+            o->var = ir_build_member_var(&L->B, o->a, o->name);
         }
         break;
     }
@@ -942,35 +876,18 @@ static void py__exit(Lower *L, TSNode n, uint32_t vbase)
         op_at(L, op)->a = nv ? v[0] : IR_NONE;
         break;
     case PN_TUPLE: case PN_EXPRESSION_LIST: case PN_PATTERN_LIST: case PN_TUPLE_PATTERN:
-    case PN_LIST: case PN_LIST_PATTERN: case PN_SET: case PN_DICTIONARY: {
-        op = emit(L, IR_BUILD, n);
-        IrOp *o = op_at(L, op);
-        o->aux = k == PN_LIST || k == PN_LIST_PATTERN ? BUILD_LIST : k == PN_SET ? BUILD_SET
-               : k == PN_DICTIONARY ? BUILD_DICT : BUILD_TUPLE;
-        o->args = f->args.len;
-        o->nargs = nv;
-        for (uint32_t i = 0; i < nv; i++) {
-            array_push(&f->args, L->vals.items[vbase + i]);
-            array_push(&f->kw, (const char *)NULL);
-        }
+    case PN_LIST: case PN_LIST_PATTERN: case PN_SET: case PN_DICTIONARY:
+        op = ir_build_build(&L->B,
+                            k == PN_LIST || k == PN_LIST_PATTERN ? BUILD_LIST : k == PN_SET ? BUILD_SET
+                            : k == PN_DICTIONARY ? BUILD_DICT : BUILD_TUPLE, v, nv, py__span(n));
         break;
-    }
-    default: {
+    default:
         /* unknown expression kinds: a value that joins whatever its parts carry */
-        op = emit(L, IR_BUILD, n);
-        IrOp *o = op_at(L, op);
-        o->aux = BUILD_TUPLE;
-        o->args = f->args.len;
-        o->nargs = nv;
-        for (uint32_t i = 0; i < nv; i++) {
-            array_push(&f->args, L->vals.items[vbase + i]);
-            array_push(&f->kw, (const char *)NULL);
-        }
+        op = ir_build_build(&L->B, BUILD_TUPLE, v, nv, py__span(n));
         if (k == PN_ERROR) py__error(L, n);
         break;
     }
-    }
-    L->vals.len = vbase;
+    L->B.vals.len = vbase;
     push_val(L, op);
 }
 
@@ -984,10 +901,7 @@ static void py__target(Lower *L, TSNode n, Schedule *s)
     case PN_IDENTIFIER:
     case PN_KEYWORD_IDENTIFIER: {
         const char *name = py__text(L, n);
-        uint32_t op = emit(L, IR_STORE, n);
-        op_at(L, op)->a = value;
-        op_at(L, op)->var = py__var(L, L_f(L), name, strlen(name));
-        op_at(L, op)->name = L_f(L)->vars.items[op_at(L, op)->var].name;
+        ir_build_store(&L->B, name, strlen(name), value, py__span(n));
         break;
     }
     case PN_TUPLE: case PN_LIST: case PN_PATTERN_LIST: case PN_TUPLE_PATTERN: case PN_LIST_PATTERN:
@@ -1064,17 +978,8 @@ static void py__params(Lower *L, IrFunc *f, TSNode params)
             name = ts_node_named_child(name, 0);
         if (py__kind(name) != PN_IDENTIFIER) continue;
         const char *nm = py__text(L, name);
-        uint32_t op = emit(L, IR_PARAM, name);
-        IrOp *o = op_at(L, op);
-        o->var = ir_func_var(f, L->arena, nm, strlen(nm));
-        o->name = f->vars.items[o->var].name;
-        o->aux = pos++;
-        if (typed && !ts_node_is_null(type)) o->qual = py__static_qual(L, ts_node_named_child(type, 0));
-        f->vars.items[o->var].is_param = 1;
-        uint32_t st = emit(L, IR_STORE, name);
-        op_at(L, st)->a = op;
-        op_at(L, st)->var = o->var;
-        op_at(L, st)->name = o->name;
+        const char *qual = typed && !ts_node_is_null(type) ? py__static_qual(L, ts_node_named_child(type, 0)) : NULL;
+        ir_build_param(&L->B, nm, strlen(nm), qual, pos++, py__span(name));
     }
     f->nparams = pos;
     L->kids.len = first;
@@ -1097,22 +1002,8 @@ static void py__func_begin(Lower *L, const Work *w)
     bool is_lambda = py__kind(n) == PN_LAMBDA;
     TSNode name = ts_node_child_by_field_id(n, fid_name);
     const char *nm = ts_node_is_null(name) ? "<lambda>" : py__text(L, name);
-    IrFunc *parent = L_f(L);
-    uint32_t cls = L_fn(L)->cls;
-    IrFunc *f = ir_func_new(L->m, nm);
-    f->parent = parent->index;
-    f->span = py__span(ts_node_is_null(name) ? n : name);
+    IrFunc *f = ir_build_func_begin(&L->B, nm, py__span(ts_node_is_null(name) ? n : name), L_fn(L)->cls, false);
     f->is_lambda = is_lambda;
-    if (cls != IR_NONE) {
-        IrClass *c = L->m->classes.items[cls];
-        f->cls = cls;
-        f->qualname = arena_printf(L->arena, "%s.%s", c->name, nm);
-        array_push(&c->methods, f->index);
-        if (!strcmp(nm, "__init__")) c->init = f->index;
-        if (!strcmp(nm, "forward")) c->forward = f->index;
-    } else if (parent->index != 0) {
-        f->qualname = arena_printf(L->arena, "%s.%s", parent->qualname, nm);
-    }
     if (w->aux2) {
         /* decorators of a decorated_definition */
         TSNode d = w->node2;
@@ -1126,31 +1017,15 @@ static void py__func_begin(Lower *L, const Work *w)
             if (mode != GRAD_DEFAULT) f->base_mode = mode;
         }
     }
-    FuncCtx fc = {f, IR_NONE, L->modes.len, IR_NONE};
-    array_push(&L->funcs, fc);
     py__params(L, f, ts_node_child_by_field_id(n, fid_parameters));
 }
 
 static void py__func_end(Lower *L, const Work *w)
 {
-    IrFunc *f = L_f(L);
-    /* names read but never bound here are globals or closure variables */
-    Array(uint8_t) bound;
-    array_init(&bound);
-    array_reserve(&bound, f->vars.len + 1);
-    memset(bound.items, 0, f->vars.len + 1);
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if ((o->kind == IR_STORE || o->kind == IR_PARAM) && o->var != IR_NONE) bound.items[o->var] = 1;
-    }
-    for (uint32_t i = 0; i < f->vars.len; i++)
-        if (f->vars.items[i].base == IR_NONE && !bound.items[i] && f->index != 0) f->vars.items[i].is_global = 1;
-    array_free(&bound);
+    IrFunc *f = ir_build_func_end(&L->B);
     if (f->index == 0) return;
-    L->funcs.len--;
     if (f->cls != IR_NONE) return; /* methods are reached through their class */
-    uint32_t op = emit(L, IR_DEFINE, w->node);
-    op_at(L, op)->aux = f->index;
+    uint32_t op = ir_build_define(&L->B, f->index, NULL, py__span(w->node));
     TSNode name = ts_node_child_by_field_id(w->node, fid_name);
     if (!ts_node_is_null(name)) {
         push_val(L, op);
@@ -1162,11 +1037,9 @@ static void py__class_begin(Lower *L, const Work *w)
 {
     TSNode n = w->node;
     TSNode name = ts_node_child_by_field_id(n, fid_name);
-    IrClass *c = ARENA_NEW(L->arena, IrClass);
-    c->name = ts_node_is_null(name) ? "?" : py__text(L, name);
-    c->index = L->m->classes.len;
-    c->init = c->forward = IR_NONE;
-    c->span = py__span(ts_node_is_null(name) ? n : name);
+    /* defs directly in the class body become its methods */
+    IrClass *c = ir_build_class_begin(&L->B, ts_node_is_null(name) ? "?" : py__text(L, name),
+                                      py__span(ts_node_is_null(name) ? n : name));
     TSNode sup = ts_node_child_by_field_id(n, fid_superclasses);
     for (uint32_t i = 0; !ts_node_is_null(sup) && i < ts_node_named_child_count(sup); i++) {
         TSNode b = ts_node_named_child(sup, i);
@@ -1174,19 +1047,12 @@ static void py__class_begin(Lower *L, const Work *w)
         const char *q = py__static_qual(L, b);
         if (q) array_push(&c->bases, q);
     }
-    array_push(&L->m->classes, c);
-    array_push(&L->classes, c->index);
-    L_fn(L)->cls = c->index; /* defs directly in the class body become its methods */
 }
 
 static void py__class_end(Lower *L, const Work *w)
 {
-    uint32_t closing = L->classes.len ? *array_back(&L->classes) : 0;
-    L->classes.len--;
-    L_fn(L)->cls = L->classes.len ? *array_back(&L->classes) : IR_NONE;
-    uint32_t op = emit(L, IR_DEFINE, w->node);
-    op_at(L, op)->aux = IR_NONE - 1 - closing; /* classes are encoded from the top */
-    op_at(L, op)->name = "class";
+    uint32_t op;
+    if (NEVER(!ir_build_class_end(&L->B, py__span(w->node), &op))) return;
     TSNode name = ts_node_child_by_field_id(w->node, fid_name);
     if (!ts_node_is_null(name)) {
         push_val(L, op);
@@ -1217,100 +1083,48 @@ static uint8_t py__with_mode(Lower *L, uint32_t ctx)
 
 static void py__action(Lower *L, Work *w, Schedule *s)
 {
-    IrFunc *f = L_f(L);
+    IrBuilder *B = &L->B;
+    Span sp = py__span(w->node);
     switch ((Action)w->act) {
-    case A_EXPR_STMT: {
-        uint32_t v = pop_val(L);
-        if (v == IR_NONE) break;
-        if (f->ops.items[v].kind == IR_CALL) f->ops.items[v].flags |= IR_F_STMT;
-        uint32_t op = emit(L, IR_EXPR, w->node);
-        op_at(L, op)->a = v;
-        break;
-    }
+    case A_EXPR_STMT: ir_build_expr_stmt(B, pop_val(L), true, sp); break;
     case A_POP: pop_val(L); break;
-    case A_DUP: {
-        uint32_t v = L->vals.len ? *array_back(&L->vals) : IR_NONE;
-        push_val(L, v);
-        break;
-    }
+    case A_DUP: push_val(L, ir_build_top(B)); break;
     case A_CONST_UNKNOWN: push_val(L, py__const(L, w->node, CONST_OTHER)); break;
     case A_FOR_BEGIN:
     case A_WHILE_BEGIN: {
-        IrLoop loop;
-        memset(&loop, 0, sizeof loop);
-        loop.parent = L_fn(L)->loop;
-        loop.is_while = w->act == A_WHILE_BEGIN;
-        loop.iter = loop.is_while ? IR_NONE : pop_val(L);
-        loop.end = IR_NONE;
-        loop.feedback_call = IR_NONE;
         /* the loop's span is its header: from the keyword to the end of the iterable/condition */
-        TSNode hdr_end = ts_node_child_by_field_id(w->node, loop.is_while ? fid_condition : fid_right);
-        loop.span = py__span(w->node);
+        bool is_while = w->act == A_WHILE_BEGIN;
+        TSNode hdr_end = ts_node_child_by_field_id(w->node, is_while ? fid_condition : fid_right);
         if (!ts_node_is_null(hdr_end)) {
             Span e = py__span(hdr_end);
-            loop.span.end = e.end, loop.span.end_row = e.end_row, loop.span.end_col = e.end_col;
+            sp.end = e.end, sp.end_row = e.end_row, sp.end_col = e.end_col;
         }
-        array_push(&f->loops, loop);
-        uint32_t id = f->loops.len - 1;
-        L_fn(L)->loop = id;
-        uint32_t op = emit(L, IR_LOOP, w->node);
-        op_at(L, op)->aux = id;
-        op_at(L, op)->span = f->loops.items[id].span;
-        f->loops.items[id].op = op;
-        if (!loop.is_while) {
-            uint32_t nx = emit(L, IR_NEXT, w->node);
-            op_at(L, nx)->a = loop.iter;
-            op_at(L, nx)->span = f->loops.items[id].span;
-            push_val(L, nx);
-        }
+        if (!is_while && NEVER(B->vals.len == 0)) push_val(L, IR_NONE);
+        ir_build_loop_begin(B, is_while, sp);
         break;
     }
-    case A_END_LOOP: {
-        uint32_t id = L_fn(L)->loop;
-        if (NEVER(id == IR_NONE)) break;
-        uint32_t op = emit(L, IR_END_LOOP, w->node);
-        op_at(L, op)->aux = id;
-        f->loops.items[id].end = op;
-        L_fn(L)->loop = f->loops.items[id].parent;
+    case A_END_LOOP: ir_build_loop_end(B, sp); break;
+    case A_BREAK: ir_build_jump(B, IR_BREAK, sp); break; /* outside a loop: a syntax error, nothing to model */
+    case A_CONTINUE: ir_build_jump(B, IR_CONTINUE, sp); break;
+    case A_IF:
+        if (NEVER(B->vals.len == 0)) push_val(L, IR_NONE);
+        ir_build_if(B, w->aux, sp);
         break;
-    }
-    case A_BREAK:
-    case A_CONTINUE: {
-        uint32_t id = L_fn(L)->loop;
-        if (id == IR_NONE) break; /* a syntax error; nothing to model */
-        uint32_t op = emit(L, w->act == A_BREAK ? IR_BREAK : IR_CONTINUE, w->node);
-        op_at(L, op)->aux = id;
-        break;
-    }
-    case A_IF: {
-        uint32_t cond = pop_val(L);
-        uint32_t op = emit(L, IR_IF, w->node);
-        op_at(L, op)->a = cond;
-        op_at(L, op)->aux = w->aux;
-        break;
-    }
-    case A_ELSE: op_at(L, emit(L, IR_ELSE, w->node))->aux = w->aux; break;
-    case A_END_IF: op_at(L, emit(L, IR_END_IF, w->node))->aux = w->aux; break;
-    case A_TRY: op_at(L, emit(L, IR_TRY, w->node))->aux = w->aux; break;
-    case A_EXCEPT: op_at(L, emit(L, IR_EXCEPT, w->node))->aux = w->aux; break;
-    case A_END_TRY: op_at(L, emit(L, IR_END_TRY, w->node))->aux = w->aux; break;
+    case A_ELSE: ir_build_mark(B, IR_ELSE, w->aux, sp); break;
+    case A_END_IF: ir_build_mark(B, IR_END_IF, w->aux, sp); break;
+    case A_TRY: ir_build_mark(B, IR_TRY, w->aux, sp); break;
+    case A_EXCEPT: ir_build_mark(B, IR_EXCEPT, w->aux, sp); break;
+    case A_END_TRY: ir_build_mark(B, IR_END_TRY, w->aux, sp); break;
     case A_WITH: {
         uint32_t ctx = pop_val(L);
-        uint8_t mode = ctx == IR_NONE ? GRAD_KEEP : py__with_mode(L, ctx);
-        uint32_t op = emit(L, IR_WITH, w->node);
-        op_at(L, op)->a = ctx;
-        op_at(L, op)->aux = mode;
-        array_push(&L->modes, mode);
+        ir_build_with(B, ctx, ctx == IR_NONE ? GRAD_KEEP : py__with_mode(L, ctx), sp);
         if (w->aux) push_val(L, ctx); /* the `as` target gets the context's value */
         break;
     }
-    case A_END_WITH:
-        if (L->modes.len > L_fn(L)->mode_depth) L->modes.len--;
-        emit(L, IR_END_WITH, w->node);
-        break;
+    case A_END_WITH: ir_build_end_with(B, sp); break;
     case A_RETURN: {
         uint32_t v = w->aux ? pop_val(L) : IR_NONE;
-        op_at(L, emit(L, IR_RETURN, w->node))->a = v;
+        ir_build_op2(B, IR_RETURN, v, IR_NONE, 0, sp);
         break;
     }
     case A_FUNC_BEGIN: py__func_begin(L, w); break;
@@ -1319,75 +1133,42 @@ static void py__action(Lower *L, Work *w, Schedule *s)
     case A_CLASS_END: py__class_end(L, w); break;
     case A_AUG: {
         uint32_t rhs = pop_val(L), lhs = pop_val(L);
-        uint32_t op = emit(L, IR_BINOP, w->node);
         TSNode opn = ts_node_child_by_field_id(w->node, fid_operator);
-        op_at(L, op)->aux = ts_node_is_null(opn) ? BIN_OTHER : py__binop(py__text(L, opn));
-        op_at(L, op)->a = lhs;
-        op_at(L, op)->b = rhs;
+        uint32_t op = ir_build_op2(B, IR_BINOP, lhs, rhs, ts_node_is_null(opn) ? BIN_OTHER : py__binop(py__text(L, opn)), sp);
         op_at(L, op)->flags |= IR_F_AUG;
         push_val(L, op);
         break;
     }
-    case A_UNPACK: {
-        uint32_t op = emit(L, IR_UNPACK, w->node);
-        op_at(L, op)->a = w->aux;
-        op_at(L, op)->aux = w->aux2;
-        push_val(L, op);
-        break;
-    }
+    case A_UNPACK: push_val(L, ir_build_op2(B, IR_UNPACK, w->aux, IR_NONE, w->aux2, sp)); break;
     case A_SET_ATTR: {
         uint32_t obj = pop_val(L);
-        uint32_t op = emit(L, IR_SET_ATTR, w->node);
-        IrOp *o = op_at(L, op);
-        o->a = obj;
-        o->b = w->aux;
         TSNode an = ts_node_child_by_field_id(w->node, fid_attribute);
-        o->name = ts_node_is_null(an) ? "?" : py__text(L, an);
-        if (obj != IR_NONE) {
-            const IrOp *base = &f->ops.items[obj];
-            if ((base->kind == IR_LOAD || base->kind == IR_ATTR) && base->var != IR_NONE &&
-                strlen(f->vars.items[base->var].name) < 128)
-                o->var = py__pseudo_var(L, f, base->var, o->name);
-        }
+        const char *name = ts_node_is_null(an) ? "?" : py__text(L, an);
+        uint32_t op = ir_build_set_attr(B, obj, w->aux, name, IR_NONE, sp);
+        op_at(L, op)->var = ir_build_member_var(B, obj, name);
         break;
     }
     case A_SET_ITEM: {
         uint32_t idx = pop_val(L), obj = pop_val(L);
-        uint32_t op = emit(L, IR_SET_ITEM, w->node);
-        op_at(L, op)->a = obj;
-        op_at(L, op)->b = idx;
+        uint32_t op = ir_build_op2(B, IR_SET_ITEM, obj, idx, 0, sp);
         op_at(L, op)->c = w->aux;
         break;
     }
     case A_COMP_NEXT: {
         uint32_t it = pop_val(L);
-        uint32_t op = emit(L, IR_NEXT, w->node);
-        op_at(L, op)->a = it;
-        push_val(L, op);
+        push_val(L, ir_build_op2(B, IR_NEXT, it, IR_NONE, 0, sp));
         break;
     }
     case A_COMP_BUILD: {
-        uint32_t n = GL_MIN(w->aux2, L->vals.len);
-        uint32_t op = emit(L, IR_BUILD, w->node);
-        IrOp *o = op_at(L, op);
-        o->aux = w->aux;
-        o->args = f->args.len;
-        o->nargs = n;
-        for (uint32_t i = L->vals.len - n; i < L->vals.len; i++) {
-            array_push(&f->args, L->vals.items[i]);
-            array_push(&f->kw, (const char *)NULL);
-        }
-        L->vals.len -= n;
+        uint32_t n = GL_MIN(w->aux2, B->vals.len);
+        uint32_t op = ir_build_build(B, (BuildKind)w->aux, n ? B->vals.items + (B->vals.len - n) : NULL, n, sp);
+        B->vals.len -= n;
         push_val(L, op);
         break;
     }
     case A_WALRUS: {
-        uint32_t v = L->vals.len ? *array_back(&L->vals) : IR_NONE;
         const char *name = py__text(L, w->node);
-        uint32_t op = emit(L, IR_STORE, w->node);
-        op_at(L, op)->a = v;
-        op_at(L, op)->var = py__var(L, f, name, strlen(name));
-        op_at(L, op)->name = f->vars.items[op_at(L, op)->var].name;
+        ir_build_store(B, name, strlen(name), ir_build_top(B), sp);
         break;
     }
     case A_CALL: py__emit_call(L, w->node, w->vbase); break;
@@ -1412,7 +1193,7 @@ static void py__run(Lower *L, Schedule *s)
         case W_TARGET: py__target(L, w.node, s); break;
         case W_ACTION: py__action(L, &w, s); break;
         }
-        sched_commit(L, s);
+        IR_SCHEDULE_COMMIT(&L->work, s);
     }
 }
 
@@ -1420,8 +1201,8 @@ static void py__run(Lower *L, Schedule *s)
  * A statement lowered from here reads no other state than what py_chunk.h logs. */
 static bool py__top_level(const Lower *L)
 {
-    const FuncCtx *fc = &L->funcs.items[0];
-    return L->work.len == 0 && L->vals.len == 0 && L->funcs.len == 1 && L->modes.len == 0 && L->classes.len == 0 &&
+    const IrBuildFn *fc = &L->B.funcs.items[0];
+    return L->work.len == 0 && L->B.vals.len == 0 && L->B.funcs.len == 1 && L->B.modes.len == 0 && L->B.classes.len == 0 &&
            fc->loop == IR_NONE && fc->cls == IR_NONE && fc->mode_depth == 0;
 }
 
@@ -1471,98 +1252,6 @@ long py_parse_only(const char *src, size_t len)
     ts_tree_delete(t);
     ts_parser_delete(p);
     return n;
-}
-
-/* libtree-sitter 0.20.7 keeps a node's child count in 16 bits. Error recovery can build an ERROR node
- * with 65,536 children or more (65,533 unclosed brackets, 70,000 `else:` lines): its count wraps, the
- * node silently drops its first children, and ts_tree_delete frees a pointer into the middle of the
- * children array (heap corruption; found by tests/badinput). The dropped children take their bytes
- * with them, so such a tree ends before the last non-blank byte of the file. */
-static bool py__tree_truncated(const char *src, size_t len, TSNode root)
-{
-    size_t end = len;
-    while (end && (src[end - 1] == ' ' || src[end - 1] == '\t' || src[end - 1] == '\n' || src[end - 1] == '\r' ||
-                   src[end - 1] == '\f' || src[end - 1] == '\v' || src[end - 1] == 0))
-        end--;
-    return ts_node_end_byte(root) < end;
-}
-
-/* Trees that cannot be freed safely are kept here, reachable, for the life of the process: the cost
- * is bounded by the size of the (pathological) files that produce them. */
-static pthread_mutex_t py_quarantine_mu = PTHREAD_MUTEX_INITIALIZER;
-static Array(TSTree *) py_quarantine;
-
-static void py__quarantine(TSTree *t)
-{
-    pthread_mutex_lock(&py_quarantine_mu);
-    array_push(&py_quarantine, t);
-    pthread_mutex_unlock(&py_quarantine_mu);
-}
-
-struct PyTree {
-    TSParser *parser;    /* kept with the tree: a parser is cheaper to reuse than to rebuild */
-    TSTree *tree;        /* NULL until the first successful parse */
-    bool reuse;          /* keep and reuse lowered statements */
-    PyChunkCache chunks; /* the lowered top-level statements of the last lint */
-};
-
-PyTree *py_tree_new(bool reuse)
-{
-    PyTree *t = gl_calloc(1, sizeof(PyTree));
-    t->reuse = reuse;
-    py_chunk_cache_init(&t->chunks);
-    return t;
-}
-
-void py_tree_free(PyTree *t)
-{
-    if (!t) return;
-    if (t->tree) ts_tree_delete(t->tree);
-    if (t->parser) ts_parser_delete(t->parser);
-    py_chunk_cache_free(&t->chunks);
-    gl_free(t);
-}
-
-void py_tree_reset(PyTree *t)
-{
-    if (!t || !t->tree) return;
-    ts_tree_delete(t->tree);
-    t->tree = NULL;
-}
-
-/* tree-sitter's point of byte off: rows end at '\n' only, columns are bytes. */
-static TSPoint py__point(const char *src, uint32_t off)
-{
-    TSPoint pt = {0, 0};
-    const char *p = src, *end = src + off, *nl;
-    while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) pt.row++, p = nl + 1;
-    pt.column = (uint32_t)(end - p);
-    return pt;
-}
-
-void py_tree_edit(PyTree *t, const char *old_src, size_t old_len, uint32_t start, uint32_t old_end,
-                  const char *text, size_t text_len)
-{
-    if (!t || !t->tree) return;
-    if (old_len > UINT32_MAX / 2 || text_len > UINT32_MAX / 2) {
-        /* too big to describe: forget the tree, the next parse starts afresh */
-        ts_tree_delete(t->tree);
-        t->tree = NULL;
-        return;
-    }
-    if (start > old_len) start = (uint32_t)old_len;
-    if (old_end > old_len) old_end = (uint32_t)old_len;
-    if (old_end < start) old_end = start;
-    TSInputEdit e;
-    e.start_byte = start;
-    e.old_end_byte = old_end;
-    e.new_end_byte = start + (uint32_t)text_len;
-    e.start_point = py__point(old_src, start);
-    e.old_end_point = py__point(old_src, old_end);
-    TSPoint add = py__point(text, (uint32_t)text_len);
-    e.new_end_point.row = e.start_point.row + add.row;
-    e.new_end_point.column = add.row ? add.column : e.start_point.column + add.column;
-    ts_tree_edit(t->tree, &e);
 }
 
 static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStats *stats);
@@ -1617,8 +1306,8 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
     TSTree *tree = ts_parser_parse_string(p, keep ? keep->tree : NULL, text, (uint32_t)m->len);
     if (!keep) ts_parser_delete(p);
     if (!tree) return PY_ERR_TIMEOUT;
-    if (ts_node_has_error(ts_tree_root_node(tree)) && py__tree_truncated(m->src, m->len, ts_tree_root_node(tree))) {
-        py__quarantine(tree);
+    if (ts_node_has_error(ts_tree_root_node(tree)) && py_tree_truncated(m->src, m->len, ts_tree_root_node(tree))) {
+        py_tree_quarantine(tree);
         return PY_ERR_TREE_LIMIT;
     }
     uint64_t t1 = now_ns();
@@ -1626,16 +1315,14 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
     Lower L;
     memset(&L, 0, sizeof L);
     L.m = m;
-    L.arena = m->arena;
     L.src = text;
     strmap_init(&L.imports.map);
     TSNode root = ts_tree_root_node(tree);
     L.cursor = ts_tree_cursor_new(root);
 
-    IrFunc *top = ir_func_new(m, "<module>");
-    top->span = py__span(root);
-    FuncCtx fc = {top, IR_NONE, 0, IR_NONE};
-    array_push(&L.funcs, fc);
+    ir_build_init(&L.B, m, py__span(root));
+    L.B.on_var = py__on_var;
+    L.B.on_var_ctx = &L;
 
     Schedule s;
     array_init(&s);
@@ -1671,13 +1358,13 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
                 at.row = pt.row, at.col = pt.column;
                 const PyChunk *hit = py_chunk_find(cache, &at, &L.imports);
                 if (hit) {
-                    py_chunk_splice(hit, &at, m, &L.imports, &L.next_region, walk);
+                    py_chunk_splice(hit, &at, m, &L.imports, &L.B.next_region, walk);
                     if (stats) stats->chunks_reused++;
                     continue;
                 }
             }
             PyChunkMark mk;
-            py_chunk_mark(m, L.next_region, &mk);
+            py_chunk_mark(m, L.B.next_region, &mk);
             if (walk) py__collect_comments(m, c, &L.cursor);
             if (!stmt) continue;
             PyChunkLog log;
@@ -1687,17 +1374,17 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
                 own = gl_malloc(sizeof *own);
                 arena_init_sized(own, 1024);
                 py_chunk_log_init(&log, own, &cache->var_local);
-                L.arena = own;
+                L.B.arena = own;
                 L.log = &log;
             }
             push_work(&L, W_STMT, c);
             py__run(&L, &s);
             if (stats) stats->chunks_lowered++;
             if (keepable) {
-                L.arena = m->arena;
+                L.B.arena = m->arena;
                 L.log = NULL;
                 if (!py__top_level(&L)) log.ok = false;
-                py_chunk_save(cache, &at, &mk, &log, own, m, L.next_region, walk);
+                py_chunk_save(cache, &at, &mk, &log, own, m, L.B.next_region, walk);
             }
         }
         L.kids.len = first;
@@ -1705,12 +1392,12 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
     /* the module's own variables: nothing is global from its point of view */
     Work endw;
     memset(&endw, 0, sizeof endw);
-    L.funcs.len = 1;
+    L.B.funcs.len = 1;
     py__func_end(&L, &endw);
     /* Functions whose END never ran (impossible without a bug) still have consistent arrays. */
     array_free(&s);
-    array_free(&L.work), array_free(&L.vals), array_free(&L.funcs), array_free(&L.modes);
-    array_free(&L.classes), array_free(&L.kids);
+    array_free(&L.work), array_free(&L.kids);
+    ir_build_free(&L.B);
     py_imports_free(&L.imports);
     if (cache) py_chunk_cache_end(cache);
     ts_tree_cursor_delete(&L.cursor);
