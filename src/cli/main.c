@@ -12,6 +12,7 @@
 #include "cli/notebook.h"
 #include "config/config.h"
 #include "engine/run.h"
+#include "front/cxx/cx.h"
 #include "lsp/lsp.h"
 #include "out/baseline.h"
 #include "out/out.h"
@@ -532,6 +533,10 @@ int main(int argc, char **argv)
     cache_choose_dir(getenv("GRADLEAK_CACHE_DIR"));
     engine_set_cxx_timing(getenv("GRADLEAK_DEBUG_CXX") != NULL);
     val_set_peak_codes(getenv("GRADLEAK_VALIDATE_PEAK"));
+    static CxEnv cxenv;
+    cxenv = (CxEnv){getenv("LIBTORCH"), getenv("CUDA_HOME"), getenv("GRADLEAK_CXX_HEADERS"), getenv("GRADLEAK_PCH"),
+                    getenv("GRADLEAK_PCH_MAX_MB"), getenv("GRADLEAK_LIBCLANG"), getenv("TMPDIR")};
+    cx_set_env(&cxenv);
     if (!strcmp(cmd, "check")) {
         for (int i = 2; i < argc; i++)
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -6,6 +6,7 @@
  * recovers from broken code (tests/fuzz/corpus/cxx: the C++ rule fixtures' shapes). */
 #include <stdio.h>
 #include <stdlib.h>
+#include "front/cxx/cx.h"
 #include "engine/engine.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -14,7 +15,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    setenv("GRADLEAK_CXX_HEADERS", "stub", 1); /* the same headers on every machine, and fast */
+    static const CxEnv env = {.headers = "stub"}; /* the same headers on every machine, and fast */
+    cx_set_env(&env);
     return 0;
 }
 

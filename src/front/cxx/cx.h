@@ -11,6 +11,23 @@ typedef enum CxMode {
     CX_MODE_STUB,      /* LibTorch headers not found: grammars/libtorch/torch_stub.h stands in */
 } CxMode;
 
+/* What the environment says about C++ (the command line reads it and hands it down once, before
+ * any thread starts, with cx_set_env; NULL fields: not set). README.md, "Environment variables". */
+typedef struct CxEnv {
+    const char *libtorch;   /* $LIBTORCH: a LibTorch tree to find the headers in */
+    const char *cuda_home;  /* $CUDA_HOME */
+    const char *headers;    /* $GRADLEAK_CXX_HEADERS: "stub" or "libtorch" forces the headers */
+    const char *pch;        /* $GRADLEAK_PCH: "0" turns precompiled headers off */
+    const char *pch_max_mb; /* $GRADLEAK_PCH_MAX_MB: the precompiled-header folder's cap */
+    const char *libclang;   /* $GRADLEAK_LIBCLANG: the libclang to load first */
+    const char *tmpdir;     /* $TMPDIR */
+} CxEnv;
+
+/* Copies the pointers of env (which must outlive every lint); NULL clears them. */
+void cx_set_env(const CxEnv *env);
+/* The environment cx_set_env handed down (every field NULL before). */
+const CxEnv *cx_env(void);
+
 typedef struct CxConfig {
     const char *compdb_dir; /* -p DIR: folder of compile_commands.json; NULL = search upward */
     const char *pch_dir;    /* where precompiled headers are kept (the cache's pch/); NULL = a private

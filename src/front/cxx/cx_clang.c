@@ -17,6 +17,16 @@ static CxApi cx_table;
 static const CxApi *cx_loaded;
 static const char *cx_why = "libclang was not loaded";
 static char cx_why_buf[512];
+static CxEnv cx_env_set;
+
+void cx_set_env(const CxEnv *env)
+{
+    if (env) cx_env_set = *env;
+    else memset(&cx_env_set, 0, sizeof cx_env_set);
+}
+
+const CxEnv *cx_env(void) { return &cx_env_set; }
+
 static pthread_once_t cx_once = PTHREAD_ONCE_INIT;
 
 static void cx__load(void)
@@ -26,7 +36,7 @@ static void cx__load(void)
     char built[600];
     snprintf(built, sizeof built, "%s%slibclang.so", GL_LIBCLANG_DIR, GL_LIBCLANG_DIR[0] ? "/" : "");
     const char *names[] = {
-        getenv("GRADLEAK_LIBCLANG"), GL_LIBCLANG_DIR[0] ? built : NULL, "libclang.so.1", "libclang.so",
+        cx_env()->libclang, GL_LIBCLANG_DIR[0] ? built : NULL, "libclang.so.1", "libclang.so",
         "libclang-19.so.1", "libclang-18.so.1", "libclang-17.so.1", "libclang-16.so.1", "libclang-15.so.1",
         "libclang-14.so.1", "libclang-13.so.1", "libclang-12.so.1", "libclang-11.so.1",
     };

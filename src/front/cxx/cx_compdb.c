@@ -140,7 +140,7 @@ static bool cx__has_torch_header(const char *dir)
  * *dir gets the folder that holds torch/torch.h. */
 static bool cx__find_libtorch(Lower *L, Args *out, const char **dir)
 {
-    const char *roots[3] = {getenv("LIBTORCH"), "/usr/local", "/usr"};
+    const char *roots[3] = {cx_env()->libtorch, "/usr/local", "/usr"};
     for (int i = 0; i < 3; i++) {
         if (!roots[i] || !roots[i][0]) continue;
         const char *api = arena_printf(L->arena, "%s/include/torch/csrc/api/include", roots[i]);
@@ -189,7 +189,7 @@ void cx_abs_path(const char *path, char *out, size_t cap)
  * /usr/local/cuda. Without them a file that includes a c10/cuda header loses whole statements. */
 static const char *cx__cuda_include(Lower *L)
 {
-    const char *roots[2] = {getenv("CUDA_HOME"), "/usr/local/cuda"};
+    const char *roots[2] = {cx_env()->cuda_home, "/usr/local/cuda"};
     for (int i = 0; i < 2; i++) {
         if (!roots[i] || !roots[i][0]) continue;
         const char *inc = arena_printf(L->arena, "%s/include", roots[i]);
@@ -239,7 +239,7 @@ bool cx_command(Lower *L, const char *abs_path, const CxConfig *cfg, Args *args,
     }
     /* real headers: the compile command's include folders, else $LIBTORCH or the system */
     bool real = false;
-    const char *force = getenv("GRADLEAK_CXX_HEADERS");
+    const char *force = cx_env()->headers;
     if (!(force && !strcmp(force, "stub"))) {
         for (uint32_t i = 0; i < args->v.len && !real; i++) {
             const char *a = args->v.items[i];

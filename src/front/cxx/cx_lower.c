@@ -1057,8 +1057,9 @@ int cx_lower(IrModule *m, const CxConfig *cfg, CxResult *res)
     uint32_t nskip = 0;
     static const char *const sys[] = {"/usr/include", "/usr/lib", "/usr/local/include", "/usr/local/cuda", "/__gradleak__"};
     for (size_t i = 0; i < ARRAY_LEN(sys); i++) skip[nskip++] = sys[i];
-    if (getenv("LIBTORCH") && getenv("LIBTORCH")[0] == '/') skip[nskip++] = getenv("LIBTORCH");
-    if (getenv("CUDA_HOME") && getenv("CUDA_HOME")[0] == '/') skip[nskip++] = getenv("CUDA_HOME");
+    const CxEnv *env = cx_env();
+    if (env->libtorch && env->libtorch[0] == '/') skip[nskip++] = env->libtorch;
+    if (env->cuda_home && env->cuda_home[0] == '/') skip[nskip++] = env->cuda_home;
     if (inc_dir && nskip < ARRAY_LEN(skip)) {
         const char *t = strstr(inc_dir, "/torch/csrc/api/include");
         skip[nskip++] = t ? arena_strndup(L.arena, inc_dir, (size_t)(t - inc_dir)) : inc_dir;

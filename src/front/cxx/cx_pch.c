@@ -37,13 +37,13 @@ static bool cx__private_dir(const char *dir)
 /* The folder for PCH files, created if needed, or NULL. */
 static const char *cx__pch_dir(Lower *L, const CxConfig *cfg)
 {
-    const char *off = getenv("GRADLEAK_PCH");
+    const char *off = cx_env()->pch;
     if (off && !strcmp(off, "0")) return NULL;
     if (cfg && cfg->pch_dir) {
         if (mkdir(cfg->pch_dir, 0755) != 0 && errno != EEXIST) return NULL;
         return cfg->pch_dir;
     }
-    const char *tmp = getenv("TMPDIR");
+    const char *tmp = cx_env()->tmpdir;
     const char *dir = arena_printf(L->arena, "%s/gradleak-pch-%u", tmp && tmp[0] ? tmp : "/tmp", (unsigned)getuid());
     return cx__private_dir(dir) ? dir : NULL;
 }
@@ -57,7 +57,7 @@ static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *i
 
 static void cx__pch_evict(const char *dir, const char *keep)
 {
-    const char *env = getenv("GRADLEAK_PCH_MAX_MB");
+    const char *env = cx_env()->pch_max_mb;
     long long cap = env && atoll(env) > 0 ? atoll(env) << 20 : 1024ll << 20;
     DIR *d = opendir(dir);
     if (!d) return;

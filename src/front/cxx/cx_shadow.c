@@ -36,6 +36,13 @@ static size_t sh__skip(const char *s, size_t len, size_t i)
     return i;
 }
 
+/* Does s[i..len) start with word? (s need not end in NUL) */
+static bool sh__at(const char *s, size_t len, size_t i, const char *word)
+{
+    size_t n = strlen(word);
+    return i <= len && len - i >= n && !memcmp(s + i, word, n);
+}
+
 /* At the start of a line (after blanks), a preprocessor directive: the index after its last
  * line (continuations followed), or i when there is none. *if0 tracks `#if 0` nesting. */
 static size_t sh__directive(const char *s, size_t len, size_t i, int *if0)
@@ -46,10 +53,10 @@ static size_t sh__directive(const char *s, size_t len, size_t i, int *if0)
     size_t d = k + 1;
     while (d < len && (s[d] == ' ' || s[d] == '\t')) d++;
     if (*if0) {
-        if (!strncmp(s + d, "if", 2)) (*if0)++;
-        else if (!strncmp(s + d, "endif", 5)) (*if0)--;
-        else if (*if0 == 1 && (!strncmp(s + d, "else", 4) || !strncmp(s + d, "elif", 4))) *if0 = 0;
-    } else if (!strncmp(s + d, "if 0", 4) || !strncmp(s + d, "if false", 8)) {
+        if (sh__at(s, len, d, "if")) (*if0)++;
+        else if (sh__at(s, len, d, "endif")) (*if0)--;
+        else if (*if0 == 1 && (sh__at(s, len, d, "else") || sh__at(s, len, d, "elif"))) *if0 = 0;
+    } else if (sh__at(s, len, d, "if 0") || sh__at(s, len, d, "if false")) {
         *if0 = 1;
     }
     while (k < len && s[k] != '\n') k += (s[k] == '\\' && k + 1 < len && s[k + 1] == '\n') ? 2 : 1;
@@ -97,9 +104,9 @@ static bool sh__function(const char *s, size_t start, size_t brace, CxShadowFn *
     /* the keywords that open a block that is no function */
     for (size_t k = start; k < n; k++) {
         if (k > start && sh__ident(s[k - 1])) continue;
-        if (!strncmp(s + k, "namespace", 9) || !strncmp(s + k, "class ", 6) || !strncmp(s + k, "struct ", 7) ||
-            !strncmp(s + k, "union ", 6) || !strncmp(s + k, "enum ", 5) || !strncmp(s + k, "template", 8) ||
-            !strncmp(s + k, "extern \"C", 9))
+        if (sh__at(s, brace, k, "namespace") || sh__at(s, brace, k, "class ") || sh__at(s, brace, k, "struct ") ||
+            sh__at(s, brace, k, "union ") || sh__at(s, brace, k, "enum ") || sh__at(s, brace, k, "template") ||
+            sh__at(s, brace, k, "extern \"C"))
             return false;
     }
     fn->start = (uint32_t)start;
@@ -148,7 +155,7 @@ uint32_t cx_shadow_scan(const char *s, size_t len, CxShadowFns *out)
         /* namespaces and extern "C" are transparent; a function body is skipped whole */
         size_t h = stmt;
         while (h < i && isspace((unsigned char)s[h])) h++;
-        if (!strncmp(s + h, "namespace", 9) || !strncmp(s + h, "extern", 6)) { stmt = i + 1; continue; }
+        if (sh__at(s, len, h, "namespace") || sh__at(s, len, h, "extern")) { stmt = i + 1; continue; }
         size_t close = sh__match(s, len, i);
         CxShadowFn fn;
         memset(&fn, 0, sizeof fn);
