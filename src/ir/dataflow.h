@@ -118,12 +118,6 @@ uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uin
  * containers, or yields. */
 bool df_func_stores_outside(const IrModule *m, uint32_t fi);
 bool df_mode_off(uint8_t mode);
-/* The IR queries under the names the rules call them by (ir.h has them). */
-static inline const char *df_method_name(const IrFunc *f, uint32_t call) { return ir_call_method(f, call); }
-static inline uint32_t df_receiver(const IrFunc *f, uint32_t call) { return ir_call_receiver(f, call); }
-static inline uint32_t df_root_var(const IrFunc *f, uint32_t op) { return ir_root_var(f, op); }
-static inline uint32_t df_kwarg(const IrFunc *f, uint32_t call, const char *kw) { return ir_call_kwarg(f, call, kw); }
-static inline bool df_const_true(const IrFunc *f, uint32_t op) { return ir_const_true(f, op); }
 
 /* What an iteration yields that is moved to a device: the one test behind "a loop over batches
  * from the host" (loop kinds), "a callable applied to a batch moved to a device is a model"
