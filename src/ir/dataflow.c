@@ -634,10 +634,19 @@ static bool df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
     return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_plain >> k & 1);
 }
 
+/* A variable the function calls both zero_grad() and step() on, of no kind known otherwise (an
+ * optimizer made in another method or file): an optimizer. */
+static void df__optim_hint(const Interp *I, uint32_t var, AVal *v)
+{
+    if (var != IR_NONE && I->optim_vars[var] == 3 && (v->kind == VK_UNKNOWN || v->kind == VK_OBJECT))
+        v->kind = VK_OPTIM, v->grad = G_NONE, v->flags &= (uint16_t)~VF_MAYBE_MODULE;
+}
+
 static AVal df_attr(Interp *I, uint32_t op)
 {
     AVal r = df_attr__plain(I, op);
     const IrOp *o = OP(I, op);
+    df__optim_hint(I, o->var, &r);
     /* self.model.train() elsewhere in the function: self.model behaves like a module */
     if (o->var != IR_NONE && I->module_vars[o->var] && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
         r.flags |= VF_MAYBE_MODULE;
@@ -731,6 +740,7 @@ static AVal df_load(Interp *I, uint32_t op)
         r = aval(VK_UNKNOWN, G_NONE, IR_NONE);
         if (I->f->index == 0) r.grad = G_MAY;
     }
+    df__optim_hint(I, o->var, &r);
     return r;
 }
 
@@ -1174,6 +1184,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     ff->ret = aval_unset();
     I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    I.optim_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.has_attrs = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     for (uint32_t i = 0; i < I.nvars; i++)
         if (f->vars.items[i].base != IR_NONE && f->vars.items[i].base < I.nvars) I.has_attrs[f->vars.items[i].base] = 1;

@@ -279,7 +279,9 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             const char *mname = ir_call_method(f, op);
             AVal recv = ff->val[ir_call_receiver(f, op) == IR_NONE ? op : ir_call_receiver(f, op)];
             uint32_t mfl = api_method(mname).flags;
-            if ((mfl & M_ZERO_GRAD) || ((mfl & M_STEP) && recv.kind == VK_OPTIM)) l->has_opt_step = 1;
+            /* zero_grad() alone is not a step: evaluation loops clear gradients too, and so do loops
+             * over folds or runs between trainings; a step is backward() or optimizer.step() */
+            if ((mfl & M_STEP) && recv.kind == VK_OPTIM) l->has_opt_step = 1;
             if (mfl & M_STEP) {
                 for (uint32_t k = 0; k < o->nargs; k++)
                     if (ff->val[f->args.items[o->args + k]].kind == VK_OPTIM) l->has_opt_step = 1;
