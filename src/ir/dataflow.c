@@ -95,7 +95,11 @@ static AVal aval_join(const AVal *a, const AVal *b)
     r.grad = GL_MAX(a->grad, b->grad);
     r.elem = GL_MAX(a->elem, b->elem);
     r.flags = (uint16_t)((a->flags | b->flags) & ~VF_UNSET);
-    if (!(a->flags & b->flags & VF_ZERO_DIM)) r.flags &= (uint16_t)~VF_ZERO_DIM;
+    /* 0-dim on both paths; or a Python number on one (an accumulator's `total = 0` before the
+     * loop that adds 0-dim tensors): neither can be indexed */
+    bool zero_a = (a->flags & VF_ZERO_DIM) || (a->kind == VK_SCALAR && (b->flags & VF_ZERO_DIM));
+    bool zero_b = (b->flags & VF_ZERO_DIM) || (b->kind == VK_SCALAR && (a->flags & VF_ZERO_DIM));
+    if (!(zero_a && zero_b)) r.flags &= (uint16_t)~VF_ZERO_DIM;
     r.pmask = a->pmask | b->pmask;
     r.cmask = a->cmask | b->cmask;
     if (b->grad > a->grad) r.src = b->src;
@@ -359,6 +363,13 @@ static AVal df_call(Interp *I, uint32_t op)
         if (fe == EFF_PIECES) r.elem = r.grad, r.flags |= VF_PIECES;
         if (fe == EFF_LOSS && !api_call_no_reduction(f, op)) r.flags |= VF_ZERO_DIM;
         if (fe == EFF_REDUCE && o->nargs <= 1 && api_call_kwarg(f, op, API_KW_DIM) == IR_NONE) r.flags |= VF_ZERO_DIM;
+        if (fe == EFF_POINTWISE && nargs) {
+            /* element by element: 0-dim in, 0-dim out (torch.abs(diff), torch.add(a, 1)) */
+            bool zero = (args[0].flags & VF_ZERO_DIM) != 0;
+            for (uint32_t i = 1; i < nargs && zero; i++)
+                zero = (args[i].flags & VF_ZERO_DIM) || args[i].kind == VK_SCALAR;
+            if (zero) r.flags |= VF_ZERO_DIM;
+        }
         /* a module passed to a torch function: data_parallel(model, x) and checkpoint(fn, x) call
          * it; jit.script(model), compile(model) return a module */
         bool has_module = false, has_data = false;
@@ -614,14 +625,26 @@ static void df__note_tuple_return(Interp *I, uint32_t vop)
         ff->ret_tuple = 0xff;
         return;
     }
-    uint8_t plain = 0;
+    uint8_t plain = 0, zero = 0;
     for (uint32_t k = 0; k < b->nargs; k++) {
         AVal e = val_of(I, I->f->args.items[b->args + k]);
         if (e.grad == G_NONE && e.elem == G_NONE && !e.pmask && !e.cmask && e.kind != VK_MODULE)
             plain |= (uint8_t)(1u << k);
+        if (e.flags & VF_ZERO_DIM) zero |= (uint8_t)(1u << k);
     }
     ff->ret_plain = ff->ret_tuple ? (uint8_t)(ff->ret_plain & plain) : plain;
+    ff->ret_zero = ff->ret_tuple ? (uint8_t)(ff->ret_zero & zero) : zero;
     ff->ret_tuple = (uint8_t)b->nargs;
+}
+
+/* Is element k of what call op returns a 0-dim tensor (see df__note_tuple_return)? */
+static bool df__zero_dim_tuple_element(Interp *I, uint32_t op, uint32_t k)
+{
+    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return false;
+    uint32_t t = df_call_target(I->m, I->fx, I->f, op);
+    if (t == IR_NONE || t == I->f->index) return false;
+    const FuncFacts *cf = &I->fx->funcs[t];
+    return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_zero >> k & 1);
 }
 
 /* Is element k of what call op returns plain (see df__note_tuple_return)? */
@@ -894,14 +917,24 @@ static void df_step(Interp *I, uint32_t op)
         AVal s = val_of(I, o->a);
         r = s;
         r.def = op;
+        /* `rewards, loss = finish(...)` where finish returns `..., loss_tensor` */
+        bool zero = df__zero_dim_tuple_element(I, o->a, o->aux);
         if (df__plain_tuple_element(I, o->a, o->aux)) {
             /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain */
-            r = aval(VK_UNKNOWN, G_NONE, op);
+            r = aval(zero ? VK_TENSOR : VK_UNKNOWN, G_NONE, op);
+            if (zero) r.flags |= VF_ZERO_DIM;
             break;
         }
         if (o->aux == IR_UNPACK_STAR) {
             r.kind = VK_CONTAINER;
             r.elem = grad_of_arg(&s);
+            break;
+        }
+        const IrOp *src = o->a != IR_NONE ? OP(I, o->a) : NULL;
+        if (src && src->kind == IR_BUILD && src->aux == BUILD_TUPLE && o->aux < src->nargs) {
+            /* `a, b = 0, 0`: each name gets its own element */
+            r = val_of(I, I->f->args.items[src->args + o->aux]);
+            r.def = op;
             break;
         }
         if (s.flags & VF_PAIR) {
@@ -920,6 +953,7 @@ static void df_step(Interp *I, uint32_t op)
         r.kind = (s.flags & (VF_BATCH | VF_MODEL_OUT | VF_PIECES)) ? VK_TENSOR : VK_UNKNOWN;
         if (s.kind == VK_LOADER) r.kind = VK_UNKNOWN, r.flags |= VF_BATCH;
         r.flags &= (uint16_t)~(VF_ZERO_DIM | VF_PIECES | VF_LOSSMOD);
+        if (zero) r.flags |= VF_ZERO_DIM, r.kind = VK_TENSOR;
         break;
     }
     case IR_SELECT: {
