@@ -159,6 +159,14 @@ static bool reads_only(const IrFunc *f, uint32_t callee)
  * into attributes, items, globals or containers, or a method of an object (`agent.remember(lp)`,
  * `meter.update(loss)`). Torch functions, tensor methods, models, loss modules, reading builtins
  * and plain functions gradleak cannot see (`criterion(out, y)`) keep nothing. */
+/* Is var the method's first parameter (self)? */
+static bool is_self_param(const IrFunc *f, uint32_t var)
+{
+    for (uint32_t k = 0; k < f->ops.len; k++)
+        if (f->ops.items[k].kind == IR_PARAM && f->ops.items[k].aux == 0) return f->ops.items[k].var == var;
+    return false;
+}
+
 static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
@@ -175,6 +183,13 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         /* a plain function gradleak cannot see (`criterion(out, y)`, `iou(out, y)`) computes from its
          * arguments; objects (`buffer.push(x)`, `meter.update(x)`) are what keep them */
         if (t == IR_NONE && r == IR_NONE) continue;
+        /* `self.criterion(out, y)`: a callable the object holds (no method of the class), which is
+         * the plain function above, not an object that keeps what it is given */
+        if (t == IR_NONE && f->cls != IR_NONE && f->ops.items[r].kind == IR_LOAD &&
+            f->ops.items[r].var != IR_NONE && f->vars.items[f->ops.items[r].var].is_param &&
+            is_self_param(f, f->ops.items[r].var) && ir_call_method(f, i) &&
+            ir_class_method(c->m, f->cls, ir_call_method(f, i)) == IR_NONE)
+            continue;
         for (uint32_t k = 0; k < o->nargs; k++) {
             const AVal *a = &ff->val[f->args.items[o->args + k]];
             if (GL_MAX(a->grad, a->elem) == G_LIVE) return true;

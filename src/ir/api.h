@@ -40,6 +40,8 @@ typedef enum ApiBuiltin {
 #define M_ITEMS 0x20000       /* the items of a dict batch (items(), values()) */
 #define M_DEVICE 0x40000      /* moves data to a device (.to(), .cuda()) */
 #define M_PICKS 0x80000       /* samples or picks tokens from a tensor */
+#define M_INDICES 0x100000    /* returns (values, indices) when it returns a pair: the indices carry no
+                               * graph (max(dim), topk, sort) */
 
 typedef enum ApiKw {
 #define API_KW(id, name) API_KW_##id,

@@ -665,13 +665,57 @@ static void df__optim_hint(const Interp *I, uint32_t var, AVal *v)
         v->kind = VK_OPTIM, v->grad = G_NONE, v->flags &= (uint16_t)~VF_MAYBE_MODULE;
 }
 
+/* Is self.<attr> a module in class ci: does some method of the class call a module-only method on
+ * it (self.netG.parameters() where the optimizer is built, self.netG.eval())? A trainer builds its
+ * networks in one method (a factory in another file) and runs them in the others. */
+static bool df__class_module_attr(Interp *I, uint32_t ci, const char *attr)
+{
+    if (ci == IR_NONE || ci >= I->m->classes.len || !attr) return false;
+    ClassFacts *cf = &I->fx->classes[ci];
+    if (!cf->module_attrs_done) {
+        cf->module_attrs_done = 1;
+        const IrClass *c = I->m->classes.items[ci];
+        for (uint32_t k = 0; k < c->methods.len; k++) {
+            const IrFunc *g = I->m->funcs.items[c->methods.items[k]];
+            uint32_t self = IR_NONE;
+            for (uint32_t i = 0; i < g->ops.len && self == IR_NONE; i++)
+                if (g->ops.items[i].kind == IR_PARAM && g->ops.items[i].aux == 0) self = g->ops.items[i].var;
+            if (self == IR_NONE) continue;
+            for (uint32_t i = 0; i < g->ops.len; i++) {
+                if (g->ops.items[i].kind != IR_CALL) continue;
+                const char *mname = ir_call_method(g, i);
+                uint32_t recv = ir_call_receiver(g, i);
+                if (!mname || recv == IR_NONE || !(api_method(mname).flags & M_MODULE_ONLY)) continue;
+                const IrOp *ro = &g->ops.items[recv];
+                if ((ro->kind != IR_ATTR && ro->kind != IR_LOAD) || ro->var == IR_NONE) continue;
+                const IrVar *v = &g->vars.items[ro->var];
+                if (v->base != self || !strrchr(v->name, '.')) continue;
+                const char *name = strrchr(v->name, '.') + 1;
+                bool seen = false;
+                for (uint32_t j = 0; j < cf->module_attrs.len && !seen; j++) seen = !strcmp(cf->module_attrs.items[j], name);
+                if (!seen) array_push(&cf->module_attrs, name);
+            }
+        }
+    }
+    for (uint32_t j = 0; j < cf->module_attrs.len; j++)
+        if (!strcmp(cf->module_attrs.items[j], attr)) return true;
+    return false;
+}
+
 static AVal df_attr(Interp *I, uint32_t op)
 {
     AVal r = df_attr__plain(I, op);
     const IrOp *o = OP(I, op);
     df__optim_hint(I, o->var, &r);
-    /* self.model.train() elsewhere in the function: self.model behaves like a module */
-    if (o->var != IR_NONE && I->module_vars[o->var] && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
+    /* self.model.train() elsewhere in the function, or in another method of the class: self.model
+     * behaves like a module */
+    bool class_module = false;
+    if (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT) {
+        AVal base = val_of(I, o->a);
+        class_module = (base.kind == VK_MODULE || base.kind == VK_OBJECT) && base.ref != IR_NONE &&
+                       df__class_module_attr(I, base.ref, o->name);
+    }
+    if (((o->var != IR_NONE && I->module_vars[o->var]) || class_module) && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
         r.flags |= VF_MAYBE_MODULE;
         if (r.kind == VK_UNKNOWN) r.kind = VK_MODULE, r.grad = G_NONE, r.pmask = 0;
     }
@@ -931,6 +975,14 @@ static void df_step(Interp *I, uint32_t op)
             break;
         }
         const IrOp *src = o->a != IR_NONE ? OP(I, o->a) : NULL;
+        if (src && src->kind == IR_CALL && o->aux == 1) {
+            /* `_, predicted = out.max(1)`, `vals, idx = torch.topk(x, k)`: the indices have no graph */
+            const char *mname = ir_call_method(I->f, o->a);
+            if (mname && (api_method(mname).flags & M_INDICES)) {
+                r = aval(VK_TENSOR, G_NONE, op);
+                break;
+            }
+        }
         if (src && src->kind == IR_BUILD && src->aux == BUILD_TUPLE && o->aux < src->nargs) {
             /* `a, b = 0, 0`: each name gets its own element */
             r = val_of(I, I->f->args.items[src->args + o->aux]);
@@ -1373,6 +1425,7 @@ void df_facts_free(Facts *f)
     if (!f->classes) return;
     for (uint32_t i = 0; i < f->m->classes.len; i++) {
         array_free(&f->classes[i].attr_names);
+        array_free(&f->classes[i].module_attrs);
         array_free(&f->classes[i].attr_vals);
         array_free(&f->classes[i].reset_methods);
         array_free(&f->classes[i].carried_attrs);

@@ -79,6 +79,9 @@ typedef struct ClassFacts {
     Array(AVal) attr_vals; /* kinds of self.<attr> after __init__ */
     Array(const char *) reset_methods; /* methods that re-create recurrent state */
     Array(const char *) carried_attrs; /* self.<attr> that forward() feeds back call to call */
+    Array(const char *) module_attrs;  /* self.<attr> some method calls a module-only method on
+                                        * (self.net.parameters()): a module in every method */
+    uint8_t module_attrs_done;
 } ClassFacts;
 
 /* What a function does to grad, detached from its file: the summary one file exports and the files
