@@ -134,7 +134,7 @@ static void index_build(FnIndex *x, const IrFunc *f, const FuncFacts *ff, Arena 
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL) continue;
-        uint32_t r = df_receiver(f, i);
+        uint32_t r = ir_call_receiver(f, i);
         if (r != IR_NONE) acc_vars(f, r, mark_used, x, i);
         if (!ff->reached[i] || !df_is_backward_call(f, i)) continue;
         uint32_t a = o->nargs && !f->kw.items[o->args] ? f->args.items[o->args] : IR_NONE; /* backward(total) */
@@ -181,8 +181,8 @@ static bool accumulation(const IrFunc *f, uint32_t i, uint32_t *var, uint32_t *a
 {
     const IrOp *o = &f->ops.items[i];
     if (o->kind == IR_CALL) {
-        const char *m = df_method_name(f, i);
-        uint32_t r = df_receiver(f, i);
+        const char *m = ir_call_method(f, i);
+        uint32_t r = ir_call_receiver(f, i);
         if (!m || r == IR_NONE || !o->nargs || f->kw.items[o->args]) return false;
         if (strcmp(m, "add_") && strcmp(m, "sub_") && strcmp(m, "mul_") && strcmp(m, "div_")) return false;
         const IrOp *ro = &f->ops.items[r];
@@ -241,7 +241,7 @@ static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *f
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL || !ff->reached[i]) continue;
-        uint32_t r = df_receiver(f, i);
+        uint32_t r = ir_call_receiver(f, i);
         uint32_t t = r != IR_NONE ? df_call_target(c->m, c->fx, f, i) : IR_NONE;
         if (t == IR_NONE || t == f->index || c->m->funcs.items[t]->cls == IR_NONE) continue;
         const AVal *recv = &ff->val[r];

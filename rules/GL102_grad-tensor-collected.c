@@ -73,7 +73,7 @@ static const char *self_attr(RuleCtx *c, const IrFunc *f, uint32_t op)
 /* Whether the value of val_op is what f returns (`return loss`, `return {"loss": loss, ...}`). */
 static bool is_returned(const IrFunc *f, uint32_t val_op)
 {
-    uint32_t var = df_root_var(f, val_op);
+    uint32_t var = ir_root_var(f, val_op);
     if (var == IR_NONE) return false;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
@@ -83,10 +83,10 @@ static bool is_returned(const IrFunc *f, uint32_t val_op)
         if (f->ops.items[o->a].kind == IR_SELECT) cand[0] = f->ops.items[o->a].a, cand[1] = f->ops.items[o->a].b;
         for (int j = 0; j < 2; j++) {
             if (cand[j] == IR_NONE) continue;
-            if (df_root_var(f, cand[j]) == var) return true;
+            if (ir_root_var(f, cand[j]) == var) return true;
             const IrOp *b = &f->ops.items[cand[j]];
             for (uint32_t k = 0; b->kind == IR_BUILD && k < b->nargs; k++)
-                if (df_root_var(f, f->args.items[b->args + k]) == var) return true;
+                if (ir_root_var(f, f->args.items[b->args + k]) == var) return true;
         }
     }
     return false;
@@ -110,8 +110,8 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
         /* reset per call (not the concatenation's own store, whose value is the call at `at`) */
         if (o->kind == IR_SET_ATTR && o->b != at && o->name && !strcmp(o->name, attr) && ff->reached[i]) return;
         if (o->kind == IR_CALL && ff->reached[i]) {
-            const char *m = df_method_name(f, i);
-            uint32_t r = df_receiver(f, i);
+            const char *m = ir_call_method(f, i);
+            uint32_t r = ir_call_receiver(f, i);
             if (m && r != IR_NONE && (!strcmp(m, "clear") || !strcmp(m, "pop")) && self_attr(c, f, r) &&
                 !strcmp(self_attr(c, f, r), attr))
                 return;
@@ -151,7 +151,7 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     const AVal *cont = &ff->val[cont_op], *v = &ff->val[val_op];
     bool framework_loss = ff->returns_loss && v->grad == G_MAY && is_returned(f, val_op);
     if (v->grad < G_POST && !(v->kind == VK_CONTAINER && v->elem >= G_POST) && !framework_loss) return;
-    uint32_t var = df_root_var(f, cont_op);
+    uint32_t var = ir_root_var(f, cont_op);
     if (var == IR_NONE) return;
     /* the container that must outlive the loop is the root (metrics in metrics["loss"].append) */
     for (uint32_t k = cont_op; k != IR_NONE && f->ops.items[k].kind == IR_ITEM; k = f->ops.items[k].a)
@@ -324,8 +324,8 @@ void rule_GL102(RuleCtx *c)
                 else
                     plain_store(c, f, i);
             } else if (o->kind == IR_CALL) {
-                const char *m = df_method_name(f, i);
-                uint32_t r = df_receiver(f, i);
+                const char *m = ir_call_method(f, i);
+                uint32_t r = ir_call_receiver(f, i);
                 if (!m || r == IR_NONE || o->nargs == 0) continue;
                 if (strcmp(m, "append") && strcmp(m, "extend") && strcmp(m, "insert") && strcmp(m, "add") &&
                     strcmp(m, "appendleft"))
@@ -347,7 +347,7 @@ void rule_GL102(RuleCtx *c)
                 uint32_t val = o->c;
                 const IrOp *vo = &f->ops.items[val];
                 if (vo->kind == IR_BINOP && (vo->flags & IR_F_AUG) && vo->a != IR_NONE && vo->b != IR_NONE &&
-                    f->ops.items[vo->a].kind == IR_ITEM && df_root_var(f, vo->a) == df_root_var(f, o->a))
+                    f->ops.items[vo->a].kind == IR_ITEM && ir_root_var(f, vo->a) == ir_root_var(f, o->a))
                     val = vo->b;
                 report(c, f, i, o->a, val, "stored in", VIA_COLLECT);
             } else if (o->kind == IR_BINOP && (o->flags & IR_F_AUG) && o->aux == BIN_ADD && o->a != IR_NONE) {

@@ -53,8 +53,8 @@ static bool loop_resets(RuleCtx *c, const IrFunc *f, const IrLoop *l, uint32_t v
         const IrOp *o = &f->ops.items[j];
         if (o->kind == IR_SET_ATTR && o->var != IR_NONE && f->vars.items[o->var].base == var) return true;
         if (o->kind != IR_CALL) continue;
-        const char *m = df_method_name(f, j);
-        uint32_t r = df_receiver(f, j);
+        const char *m = ir_call_method(f, j);
+        uint32_t r = ir_call_receiver(f, j);
         if (!m || r == IR_NONE || f->ops.items[r].var != var) continue;
         for (uint32_t k = 0; k < cf->reset_methods.len; k++)
             if (!strcmp(cf->reset_methods.items[k], m)) return true;

@@ -49,10 +49,10 @@ void rule_GL105(RuleCtx *c)
             if (!ff->reached[i] || !df_is_backward_call(f, i)) continue;
             /* torch.autograd.grad(..., retain_graph=True) is how Hessians and penalties are built:
              * only backward() is in scope */
-            const char *mname = df_method_name(f, i);
+            const char *mname = ir_call_method(f, i);
             if (!(mname && !strcmp(mname, "backward")) && !(f->ops.items[i].qual && !strcmp(f->ops.items[i].qual, "torch.autograd.backward")))
                 continue;
-            if (!df_const_true(f, df_kwarg(f, i, "retain_graph"))) continue;
+            if (!ir_const_true(f, ir_call_kwarg(f, i, "retain_graph"))) continue;
             uint32_t loop = ir_op_loop(f, i), step = IR_NONE, outer = IR_NONE;
             for (uint32_t k = loop; k != IR_NONE; k = f->loops.items[k].parent)
                 if (f->loops.items[k].kind == LOOP_STEP) {
@@ -104,7 +104,7 @@ void rule_GL105(RuleCtx *c)
                 rule_hint(c, d, carried ? "Detach the carried state each step and drop retain_graph=True"
                                         : "Drop retain_graph=True");
             uint32_t rs, re;
-            if (rule_kwarg_removal(c, f, i, df_kwarg(f, i, "retain_graph"), &rs, &re))
+            if (rule_kwarg_removal(c, f, i, ir_call_kwarg(f, i, "retain_graph"), &rs, &re))
                 rule_fix(c, d, FIX_UNSAFE, "Remove `retain_graph=True`", rs, re, "");
         }
     }

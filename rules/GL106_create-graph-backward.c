@@ -39,9 +39,9 @@ void rule_GL106(RuleCtx *c)
         if (ff->calls_zero_grad) continue;
         for (uint32_t i = 0; i < f->ops.len; i++) {
             if (!ff->reached[i] || !df_is_backward_call(f, i)) continue;
-            const char *m = df_method_name(f, i);
+            const char *m = ir_call_method(f, i);
             if (!m || strcmp(m, "backward") != 0) continue; /* autograd.grad is the recommended form */
-            if (!df_const_true(f, df_kwarg(f, i, "create_graph"))) continue;
+            if (!ir_const_true(f, ir_call_kwarg(f, i, "create_graph"))) continue;
             Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
                                   "%s makes each parameter's .grad reference the "
                                   "parameter (a reference cycle), and '%s' never resets .grad",

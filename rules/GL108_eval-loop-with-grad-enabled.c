@@ -76,10 +76,10 @@ static uint32_t first_grad_disable(const RuleCtx *c, const IrFunc *f)
 static const char *frozen_root(RuleCtx *c, const IrFunc *f, uint32_t op)
 {
     const IrOp *o = &f->ops.items[op];
-    const char *mname = df_method_name(f, op);
+    const char *mname = ir_call_method(f, op);
     if (o->kind == IR_CALL && mname && !strcmp(mname, "requires_grad_") && o->nargs >= 1) {
         const IrOp *arg = &f->ops.items[f->args.items[o->args]];
-        uint32_t r = df_receiver(f, op);
+        uint32_t r = ir_call_receiver(f, op);
         if (r != IR_NONE && arg->kind == IR_CONST && arg->name && !strcmp(arg->name, "False")) return rule_text(c, f, r);
     }
     if (o->kind == IR_SET_ATTR && o->name && !strcmp(o->name, "requires_grad") && o->b != IR_NONE) {
@@ -87,8 +87,8 @@ static const char *frozen_root(RuleCtx *c, const IrFunc *f, uint32_t op)
         uint32_t l = ir_op_loop(f, op);
         if (val->kind != IR_CONST || !val->name || strcmp(val->name, "False") != 0 || l == IR_NONE) return NULL;
         uint32_t it = f->loops.items[l].iter;
-        const char *iname = it != IR_NONE ? df_method_name(f, it) : NULL;
-        uint32_t r = it != IR_NONE ? df_receiver(f, it) : IR_NONE;
+        const char *iname = it != IR_NONE ? ir_call_method(f, it) : NULL;
+        uint32_t r = it != IR_NONE ? ir_call_receiver(f, it) : IR_NONE;
         if (iname && r != IR_NONE && (!strcmp(iname, "parameters") || !strcmp(iname, "named_parameters")))
             return rule_text(c, f, r);
     }
@@ -159,6 +159,14 @@ static bool reads_only(const IrFunc *f, uint32_t callee)
  * into attributes, items, globals or containers, or a method of an object (`agent.remember(lp)`,
  * `meter.update(loss)`). Torch functions, tensor methods, models, loss modules, reading builtins
  * and plain functions gradleak cannot see (`criterion(out, y)`) keep nothing. */
+/* Is var the method's first parameter (self)? */
+static bool is_self_param(const IrFunc *f, uint32_t var)
+{
+    for (uint32_t k = 0; k < f->ops.len; k++)
+        if (f->ops.items[k].kind == IR_PARAM && f->ops.items[k].aux == 0) return f->ops.items[k].var == var;
+    return false;
+}
+
 static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
@@ -168,13 +176,20 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         if (o->qual && !strncmp(o->qual, "torch.", 6)) continue;
         const AVal *callee = &ff->val[o->a];
         if (callee->kind == VK_MODULE || (callee->flags & VF_LOSSMOD) || reads_only(f, o->a)) continue;
-        uint32_t r = df_receiver(f, i);
+        uint32_t r = ir_call_receiver(f, i);
         if (r != IR_NONE && ff->val[r].kind == VK_TENSOR) continue;
         uint32_t t = df_call_target(c->m, c->fx, f, i);
         if (t != IR_NONE && !df_func_stores_outside(c->m, t)) continue; /* loss_function(out, x): reads only */
         /* a plain function gradleak cannot see (`criterion(out, y)`, `iou(out, y)`) computes from its
          * arguments; objects (`buffer.push(x)`, `meter.update(x)`) are what keep them */
         if (t == IR_NONE && r == IR_NONE) continue;
+        /* `self.criterion(out, y)`: a callable the object holds (no method of the class), which is
+         * the plain function above, not an object that keeps what it is given */
+        if (t == IR_NONE && f->cls != IR_NONE && f->ops.items[r].kind == IR_LOAD &&
+            f->ops.items[r].var != IR_NONE && f->vars.items[f->ops.items[r].var].is_param &&
+            is_self_param(f, f->ops.items[r].var) && ir_call_method(f, i) &&
+            ir_class_method(c->m, f->cls, ir_call_method(f, i)) == IR_NONE)
+            continue;
         for (uint32_t k = 0; k < o->nargs; k++) {
             const AVal *a = &ff->val[f->args.items[o->args + k]];
             if (GL_MAX(a->grad, a->elem) == G_LIVE) return true;

@@ -156,7 +156,7 @@ static bool rs__saves_nothing(const char *n)
 
 static const char *rs__call_name(const IrFunc *f, uint32_t op)
 {
-    const char *m = df_method_name(f, op);
+    const char *m = ir_call_method(f, op);
     if (m) return m;
     const char *q = f->ops.items[op].qual;
     const char *dot = q ? strrchr(q, '.') : NULL;
@@ -199,8 +199,8 @@ static uint32_t rs__local_target(RuleCtx *c, const IrFunc *f, uint32_t op, bool 
     if (o->kind != IR_CALL || o->a == IR_NONE) return IR_NONE;
     const AVal *cv = &c->fx->funcs[f->index].val[o->a];
     if (cv->kind == VK_FUNC && cv->ref != IR_NONE && cv->ref < c->m->funcs.len) return cv->ref;
-    const char *m = df_method_name(f, op);
-    uint32_t r = df_receiver(f, op);
+    const char *m = ir_call_method(f, op);
+    uint32_t r = ir_call_receiver(f, op);
     if (!m || !rs__is_self(c, f, r)) return IR_NONE;
     const IrClass *cls = c->m->classes.items[f->cls];
     for (uint32_t k = 0; k < cls->methods.len; k++)
@@ -216,7 +216,7 @@ static uint32_t rs__arg_for_param(const IrFunc *f, uint32_t call, bool self_call
 {
     const IrOp *o = &f->ops.items[call];
     if (self_call) {
-        if (k == 0) return df_receiver(f, call);
+        if (k == 0) return ir_call_receiver(f, call);
         k--;
     }
     uint32_t pos = 0;
@@ -268,7 +268,7 @@ static void rs__push(Walk *w, uint32_t fi, uint32_t op, uint16_t graph, uint16_t
 static void rs__push_operands(Walk *w, const IrFunc *f, uint32_t op, const WalkItem *it)
 {
     const IrOp *o = &f->ops.items[op];
-    uint32_t r = df_receiver(f, op);
+    uint32_t r = ir_call_receiver(f, op);
     uint8_t via = it->via_model || df_is_module_call(w->c->fx, f, op);
     if (r != IR_NONE) rs__push_via(w, it->fi, r, it->graph, it->saves, it->depth, via);
     for (uint32_t i = 0; i < o->nargs; i++) {
@@ -469,8 +469,8 @@ static uint16_t rs__forward_inputs(RuleCtx *c, uint32_t cls)
             if (o->kind != IR_CALL && o->kind != IR_BUILD) continue;
             bool self_call;
             bool local = o->kind == IR_CALL && rs__local_target(c, f, op, &self_call) != IR_NONE;
-            const char *m = o->kind == IR_CALL ? df_method_name(f, op) : NULL;
-            uint32_t recv = o->kind == IR_CALL ? df_receiver(f, op) : IR_NONE;
+            const char *m = o->kind == IR_CALL ? ir_call_method(f, op) : NULL;
+            uint32_t recv = o->kind == IR_CALL ? ir_call_receiver(f, op) : IR_NONE;
             bool via_forward = m && !strcmp(m, "forward") && recv != IR_NONE && rs__is_instance(&ff->val[recv], cls);
             /* net(x), and self.norm(h) for a submodule held in an attribute */
             bool instance_call = o->kind == IR_CALL && o->a != IR_NONE && df_is_module_call(c->fx, f, op) &&
@@ -572,8 +572,8 @@ static const char *rs__inplace_root(RuleCtx *c, const IrFunc *f, uint32_t op)
             const char *a = rs__self_attr(c, f, op);
             return a && ff->val[op].carried == CARRIED_CALLS ? a : NULL;
         }
-        if (o->kind != IR_CALL || !rs__inplace(df_method_name(f, op))) return NULL;
-        op = df_receiver(f, op);
+        if (o->kind != IR_CALL || !rs__inplace(ir_call_method(f, op))) return NULL;
+        op = ir_call_receiver(f, op);
         if (op == IR_NONE) return NULL;
     }
     return NULL;
@@ -610,7 +610,7 @@ static void rs__fix(RuleCtx *c, Diag *d, const IrFunc *f, const MethodCtx *mc, c
     } else {
         /* innermost call first, so the edits come sorted */
         uint32_t chain[8], nc = 0;
-        for (uint32_t op = u->at; op != IR_NONE && f->ops.items[op].kind == IR_CALL && nc < 8; op = df_receiver(f, op))
+        for (uint32_t op = u->at; op != IR_NONE && f->ops.items[op].kind == IR_CALL && nc < 8; op = ir_call_receiver(f, op))
             chain[nc++] = op;
         for (uint32_t k = nc; k-- > 0;) {
             const IrOp *o = &f->ops.items[chain[k]];
@@ -683,7 +683,7 @@ static void rs__report(RsFile *rf, const IrFunc *f, const MethodCtx *mc, const u
         keep = arena_printf(c->arena,
                             "its own backward ('%s') saves the statistics it folds in, and backward never reaches it: "
                             "every step keeps an input activation on the device",
-                            df_method_name(f, u->at));
+                            ir_call_method(f, u->at));
     } else if (c->m->funcs.items[sfi]->ops.items[sop].kind == IR_PARAM && mc->why_op == IR_NONE) {
         keep = "the statistic it is given is computed for the update alone: backward never reaches it, so what its "
                "backward saves stays on the device, one input activation per step";
@@ -751,7 +751,7 @@ static uint32_t rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc, boo
             u.val = o->c;
             u.how = "writes into it";
             if (!u.attr || !rs__carries(c, f, o->c, mc->graph)) continue;
-        } else if (o->kind == IR_CALL && rs__inplace(df_method_name(f, op))) {
+        } else if (o->kind == IR_CALL && rs__inplace(ir_call_method(f, op))) {
             /* report the outermost call of a chain once */
             bool outer = true;
             for (uint32_t k = op + 1; k < f->ops.len && outer; k++) {
@@ -763,7 +763,7 @@ static uint32_t rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc, boo
             u.how = "updates it in place";
             if (!u.attr) continue;
             bool carries = false;
-            for (uint32_t k = op; k != IR_NONE && f->ops.items[k].kind == IR_CALL && !carries; k = df_receiver(f, k)) {
+            for (uint32_t k = op; k != IR_NONE && f->ops.items[k].kind == IR_CALL && !carries; k = ir_call_receiver(f, k)) {
                 const IrOp *ko = &f->ops.items[k];
                 for (uint32_t i = 0; i < ko->nargs && !carries; i++)
                     carries = !f->kw.items[ko->args + i] && rs__carries(c, f, f->args.items[ko->args + i], mc->graph);
@@ -792,7 +792,7 @@ static bool rs__class_writes_self(RuleCtx *c, const IrClass *cls)
         for (uint32_t op = 0; op < f->ops.len; op++) {
             const IrOp *o = &f->ops.items[op];
             if (o->kind == IR_SET_ATTR || o->kind == IR_SET_ITEM) return true;
-            if (o->kind == IR_CALL && rs__inplace(df_method_name(f, op))) return true;
+            if (o->kind == IR_CALL && rs__inplace(ir_call_method(f, op))) return true;
         }
     }
     return false;

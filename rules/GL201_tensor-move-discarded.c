@@ -52,8 +52,8 @@ void rule_GL201(RuleCtx *c)
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
             if (o->kind != IR_CALL || !(o->flags & IR_F_STMT) || !ff->reached[i]) continue;
-            const char *m = df_method_name(f, i);
-            uint32_t recv = df_receiver(f, i);
+            const char *m = ir_call_method(f, i);
+            uint32_t recv = ir_call_receiver(f, i);
             if (!m || !is_move(m) || recv == IR_NONE) continue;
             if (!strcmp(m, "type") && o->nargs == 0) continue; /* x.type() returns the type name */
             const AVal *rv = &ff->val[recv];

@@ -36,11 +36,11 @@ void rule_GL401(RuleCtx *c)
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
             if (o->kind != IR_CALL) continue;
-            uint32_t v = df_kwarg(f, i, "volatile");
+            uint32_t v = ir_call_kwarg(f, i, "volatile");
             if (v == IR_NONE) continue;
             const char *q = o->qual ? strrchr(o->qual, '.') : NULL;
             q = q ? q + 1 : o->qual;
-            const char *name = q ? q : df_method_name(f, i);
+            const char *name = q ? q : ir_call_method(f, i);
             if (!name || strcmp(name, "Variable") != 0) continue;
             Diag *d = rule_report(c, f->ops.items[v].span, SEV_ERROR,
                                   "`volatile=` is ignored since PyTorch 0.4: this Variable still records an "

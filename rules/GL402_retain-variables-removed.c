@@ -31,7 +31,7 @@ void rule_GL402(RuleCtx *c)
         const IrFunc *f = c->m->funcs.items[fi];
         for (uint32_t i = 0; i < f->ops.len; i++) {
             if (!df_is_backward_call(f, i)) continue;
-            uint32_t v = df_kwarg(f, i, "retain_variables");
+            uint32_t v = ir_call_kwarg(f, i, "retain_variables");
             if (v == IR_NONE) continue;
             const IrOp *o = &f->ops.items[i];
             Diag *d = rule_report(c, o->span, SEV_ERROR,

@@ -11,7 +11,7 @@ typedef enum ApiEffect {
     EFF_NONE, EFF_DIFF, EFF_NONDIFF, EFF_SCALAR, EFF_DETACH, EFF_MOVE, EFF_INPLACE, EFF_FACTORY,
     EFF_REDUCE, EFF_LOSS, EFF_SHAPE, EFF_PIECES, EFF_MODULE, EFF_LOSSMOD, EFF_BUILDER, EFF_TORCH,
     EFF_OPTIM, EFF_LOADER, EFF_PARAM, EFF_NOGRAD, EFF_INFER, EFF_ENABLE, EFF_BACKWARD, EFF_VARIABLE,
-    EFF_GRADFN, EFF_UNPICKLE, EFF_GRAD,
+    EFF_GRADFN, EFF_UNPICKLE, EFF_GRAD, EFF_POINTWISE,
 } ApiEffect;
 
 /* Roles of builtins (builtins.def). */
@@ -40,6 +40,8 @@ typedef enum ApiBuiltin {
 #define M_ITEMS 0x20000       /* the items of a dict batch (items(), values()) */
 #define M_DEVICE 0x40000      /* moves data to a device (.to(), .cuda()) */
 #define M_PICKS 0x80000       /* samples or picks tokens from a tensor */
+#define M_INDICES 0x100000    /* returns (values, indices) when it returns a pair: the indices carry no
+                               * graph (max(dim), topk, sort) */
 
 typedef enum ApiKw {
 #define API_KW(id, name) API_KW_##id,

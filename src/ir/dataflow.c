@@ -95,7 +95,11 @@ static AVal aval_join(const AVal *a, const AVal *b)
     r.grad = GL_MAX(a->grad, b->grad);
     r.elem = GL_MAX(a->elem, b->elem);
     r.flags = (uint16_t)((a->flags | b->flags) & ~VF_UNSET);
-    if (!(a->flags & b->flags & VF_ZERO_DIM)) r.flags &= (uint16_t)~VF_ZERO_DIM;
+    /* 0-dim on both paths; or a Python number on one (an accumulator's `total = 0` before the
+     * loop that adds 0-dim tensors): neither can be indexed */
+    bool zero_a = (a->flags & VF_ZERO_DIM) || (a->kind == VK_SCALAR && (b->flags & VF_ZERO_DIM));
+    bool zero_b = (b->flags & VF_ZERO_DIM) || (b->kind == VK_SCALAR && (a->flags & VF_ZERO_DIM));
+    if (!(zero_a && zero_b)) r.flags &= (uint16_t)~VF_ZERO_DIM;
     r.pmask = a->pmask | b->pmask;
     r.cmask = a->cmask | b->cmask;
     if (b->grad > a->grad) r.src = b->src;
@@ -359,6 +363,13 @@ static AVal df_call(Interp *I, uint32_t op)
         if (fe == EFF_PIECES) r.elem = r.grad, r.flags |= VF_PIECES;
         if (fe == EFF_LOSS && !api_call_no_reduction(f, op)) r.flags |= VF_ZERO_DIM;
         if (fe == EFF_REDUCE && o->nargs <= 1 && api_call_kwarg(f, op, API_KW_DIM) == IR_NONE) r.flags |= VF_ZERO_DIM;
+        if (fe == EFF_POINTWISE && nargs) {
+            /* element by element: 0-dim in, 0-dim out (torch.abs(diff), torch.add(a, 1)) */
+            bool zero = (args[0].flags & VF_ZERO_DIM) != 0;
+            for (uint32_t i = 1; i < nargs && zero; i++)
+                zero = (args[i].flags & VF_ZERO_DIM) || args[i].kind == VK_SCALAR;
+            if (zero) r.flags |= VF_ZERO_DIM;
+        }
         /* a module passed to a torch function: data_parallel(model, x) and checkpoint(fn, x) call
          * it; jit.script(model), compile(model) return a module */
         bool has_module = false, has_data = false;
@@ -614,14 +625,26 @@ static void df__note_tuple_return(Interp *I, uint32_t vop)
         ff->ret_tuple = 0xff;
         return;
     }
-    uint8_t plain = 0;
+    uint8_t plain = 0, zero = 0;
     for (uint32_t k = 0; k < b->nargs; k++) {
         AVal e = val_of(I, I->f->args.items[b->args + k]);
         if (e.grad == G_NONE && e.elem == G_NONE && !e.pmask && !e.cmask && e.kind != VK_MODULE)
             plain |= (uint8_t)(1u << k);
+        if (e.flags & VF_ZERO_DIM) zero |= (uint8_t)(1u << k);
     }
     ff->ret_plain = ff->ret_tuple ? (uint8_t)(ff->ret_plain & plain) : plain;
+    ff->ret_zero = ff->ret_tuple ? (uint8_t)(ff->ret_zero & zero) : zero;
     ff->ret_tuple = (uint8_t)b->nargs;
+}
+
+/* Is element k of what call op returns a 0-dim tensor (see df__note_tuple_return)? */
+static bool df__zero_dim_tuple_element(Interp *I, uint32_t op, uint32_t k)
+{
+    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return false;
+    uint32_t t = df_call_target(I->m, I->fx, I->f, op);
+    if (t == IR_NONE || t == I->f->index) return false;
+    const FuncFacts *cf = &I->fx->funcs[t];
+    return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_zero >> k & 1);
 }
 
 /* Is element k of what call op returns plain (see df__note_tuple_return)? */
@@ -634,12 +657,65 @@ static bool df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
     return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_plain >> k & 1);
 }
 
+/* A variable the function calls both zero_grad() and step() on, of no kind known otherwise (an
+ * optimizer made in another method or file): an optimizer. */
+static void df__optim_hint(const Interp *I, uint32_t var, AVal *v)
+{
+    if (var != IR_NONE && I->optim_vars[var] == 3 && (v->kind == VK_UNKNOWN || v->kind == VK_OBJECT))
+        v->kind = VK_OPTIM, v->grad = G_NONE, v->flags &= (uint16_t)~VF_MAYBE_MODULE;
+}
+
+/* Is self.<attr> a module in class ci: does some method of the class call a module-only method on
+ * it (self.netG.parameters() where the optimizer is built, self.netG.eval())? A trainer builds its
+ * networks in one method (a factory in another file) and runs them in the others. */
+static bool df__class_module_attr(Interp *I, uint32_t ci, const char *attr)
+{
+    if (ci == IR_NONE || ci >= I->m->classes.len || !attr) return false;
+    ClassFacts *cf = &I->fx->classes[ci];
+    if (!cf->module_attrs_done) {
+        cf->module_attrs_done = 1;
+        const IrClass *c = I->m->classes.items[ci];
+        for (uint32_t k = 0; k < c->methods.len; k++) {
+            const IrFunc *g = I->m->funcs.items[c->methods.items[k]];
+            uint32_t self = IR_NONE;
+            for (uint32_t i = 0; i < g->ops.len && self == IR_NONE; i++)
+                if (g->ops.items[i].kind == IR_PARAM && g->ops.items[i].aux == 0) self = g->ops.items[i].var;
+            if (self == IR_NONE) continue;
+            for (uint32_t i = 0; i < g->ops.len; i++) {
+                if (g->ops.items[i].kind != IR_CALL) continue;
+                const char *mname = ir_call_method(g, i);
+                uint32_t recv = ir_call_receiver(g, i);
+                if (!mname || recv == IR_NONE || !(api_method(mname).flags & M_MODULE_ONLY)) continue;
+                const IrOp *ro = &g->ops.items[recv];
+                if ((ro->kind != IR_ATTR && ro->kind != IR_LOAD) || ro->var == IR_NONE) continue;
+                const IrVar *v = &g->vars.items[ro->var];
+                if (v->base != self || !strrchr(v->name, '.')) continue;
+                const char *name = strrchr(v->name, '.') + 1;
+                bool seen = false;
+                for (uint32_t j = 0; j < cf->module_attrs.len && !seen; j++) seen = !strcmp(cf->module_attrs.items[j], name);
+                if (!seen) array_push(&cf->module_attrs, name);
+            }
+        }
+    }
+    for (uint32_t j = 0; j < cf->module_attrs.len; j++)
+        if (!strcmp(cf->module_attrs.items[j], attr)) return true;
+    return false;
+}
+
 static AVal df_attr(Interp *I, uint32_t op)
 {
     AVal r = df_attr__plain(I, op);
     const IrOp *o = OP(I, op);
-    /* self.model.train() elsewhere in the function: self.model behaves like a module */
-    if (o->var != IR_NONE && I->module_vars[o->var] && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
+    df__optim_hint(I, o->var, &r);
+    /* self.model.train() elsewhere in the function, or in another method of the class: self.model
+     * behaves like a module */
+    bool class_module = false;
+    if (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT) {
+        AVal base = val_of(I, o->a);
+        class_module = (base.kind == VK_MODULE || base.kind == VK_OBJECT) && base.ref != IR_NONE &&
+                       df__class_module_attr(I, base.ref, o->name);
+    }
+    if (((o->var != IR_NONE && I->module_vars[o->var]) || class_module) && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
         r.flags |= VF_MAYBE_MODULE;
         if (r.kind == VK_UNKNOWN) r.kind = VK_MODULE, r.grad = G_NONE, r.pmask = 0;
     }
@@ -731,6 +807,7 @@ static AVal df_load(Interp *I, uint32_t op)
         r = aval(VK_UNKNOWN, G_NONE, IR_NONE);
         if (I->f->index == 0) r.grad = G_MAY;
     }
+    df__optim_hint(I, o->var, &r);
     return r;
 }
 
@@ -884,14 +961,32 @@ static void df_step(Interp *I, uint32_t op)
         AVal s = val_of(I, o->a);
         r = s;
         r.def = op;
+        /* `rewards, loss = finish(...)` where finish returns `..., loss_tensor` */
+        bool zero = df__zero_dim_tuple_element(I, o->a, o->aux);
         if (df__plain_tuple_element(I, o->a, o->aux)) {
             /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain */
-            r = aval(VK_UNKNOWN, G_NONE, op);
+            r = aval(zero ? VK_TENSOR : VK_UNKNOWN, G_NONE, op);
+            if (zero) r.flags |= VF_ZERO_DIM;
             break;
         }
         if (o->aux == IR_UNPACK_STAR) {
             r.kind = VK_CONTAINER;
             r.elem = grad_of_arg(&s);
+            break;
+        }
+        const IrOp *src = o->a != IR_NONE ? OP(I, o->a) : NULL;
+        if (src && src->kind == IR_CALL && o->aux == 1) {
+            /* `_, predicted = out.max(1)`, `vals, idx = torch.topk(x, k)`: the indices have no graph */
+            const char *mname = ir_call_method(I->f, o->a);
+            if (mname && (api_method(mname).flags & M_INDICES)) {
+                r = aval(VK_TENSOR, G_NONE, op);
+                break;
+            }
+        }
+        if (src && src->kind == IR_BUILD && src->aux == BUILD_TUPLE && o->aux < src->nargs) {
+            /* `a, b = 0, 0`: each name gets its own element */
+            r = val_of(I, I->f->args.items[src->args + o->aux]);
+            r.def = op;
             break;
         }
         if (s.flags & VF_PAIR) {
@@ -910,6 +1005,7 @@ static void df_step(Interp *I, uint32_t op)
         r.kind = (s.flags & (VF_BATCH | VF_MODEL_OUT | VF_PIECES)) ? VK_TENSOR : VK_UNKNOWN;
         if (s.kind == VK_LOADER) r.kind = VK_UNKNOWN, r.flags |= VF_BATCH;
         r.flags &= (uint16_t)~(VF_ZERO_DIM | VF_PIECES | VF_LOSSMOD);
+        if (zero) r.flags |= VF_ZERO_DIM, r.kind = VK_TENSOR;
         break;
     }
     case IR_SELECT: {
@@ -1174,6 +1270,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     ff->ret = aval_unset();
     I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    I.optim_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.has_attrs = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     for (uint32_t i = 0; i < I.nvars; i++)
         if (f->vars.items[i].base != IR_NONE && f->vars.items[i].base < I.nvars) I.has_attrs[f->vars.items[i].base] = 1;
@@ -1328,6 +1425,7 @@ void df_facts_free(Facts *f)
     if (!f->classes) return;
     for (uint32_t i = 0; i < f->m->classes.len; i++) {
         array_free(&f->classes[i].attr_names);
+        array_free(&f->classes[i].module_attrs);
         array_free(&f->classes[i].attr_vals);
         array_free(&f->classes[i].reset_methods);
         array_free(&f->classes[i].carried_attrs);

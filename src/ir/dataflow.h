@@ -63,6 +63,7 @@ typedef struct FuncFacts {
                          * elements; 0xff: otherwise */
     uint8_t ret_plain;  /* bit k: element k of every returned tuple carries no graph whatever the
                          * arguments (`return output, loss.item()`) */
+    uint8_t ret_zero;   /* bit k: element k of every returned tuple is a 0-dim tensor */
     uint8_t trains;     /* calls backward() or steps an optimizer, itself or in a function it calls:
                          * a loop that calls it is a step loop (`for b in loader: train_step(b)`) */
     uint8_t in_forward; /* a Module's forward, or what forward calls (a few levels): its loops run
@@ -78,6 +79,9 @@ typedef struct ClassFacts {
     Array(AVal) attr_vals; /* kinds of self.<attr> after __init__ */
     Array(const char *) reset_methods; /* methods that re-create recurrent state */
     Array(const char *) carried_attrs; /* self.<attr> that forward() feeds back call to call */
+    Array(const char *) module_attrs;  /* self.<attr> some method calls a module-only method on
+                                        * (self.net.parameters()): a module in every method */
+    uint8_t module_attrs_done;
 } ClassFacts;
 
 /* What a function does to grad, detached from its file: the summary one file exports and the files
@@ -118,12 +122,6 @@ uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uin
  * containers, or yields. */
 bool df_func_stores_outside(const IrModule *m, uint32_t fi);
 bool df_mode_off(uint8_t mode);
-/* The IR queries under the names the rules call them by (ir.h has them). */
-static inline const char *df_method_name(const IrFunc *f, uint32_t call) { return ir_call_method(f, call); }
-static inline uint32_t df_receiver(const IrFunc *f, uint32_t call) { return ir_call_receiver(f, call); }
-static inline uint32_t df_root_var(const IrFunc *f, uint32_t op) { return ir_root_var(f, op); }
-static inline uint32_t df_kwarg(const IrFunc *f, uint32_t call, const char *kw) { return ir_call_kwarg(f, call, kw); }
-static inline bool df_const_true(const IrFunc *f, uint32_t op) { return ir_const_true(f, op); }
 
 /* What an iteration yields that is moved to a device: the one test behind "a loop over batches
  * from the host" (loop kinds), "a callable applied to a batch moved to a device is a model"

@@ -258,6 +258,18 @@ void df_mark_grad_off_callees(const IrModule *m, Facts *fx)
                 uint32_t t = df_call_target(m, fx, f, op);
                 if (t != IR_NONE && t != fi && !fx->funcs[t].called_grad_off)
                     fx->funcs[t].called_grad_off = 1, changed = true;
+                /* a base class calls self.validate() under no_grad: the subclasses' validate() */
+                const char *method = ir_call_method(f, op);
+                uint32_t r = ir_call_receiver(f, op);
+                const AVal *rv = r != IR_NONE ? &ff->val[r] : NULL;
+                if (!method || !rv || (rv->kind != VK_OBJECT && rv->kind != VK_MODULE) || rv->ref >= m->classes.len)
+                    continue;
+                for (uint32_t ci = 0; ci < m->classes.len; ci++) {
+                    if (ci == rv->ref || !ir_class_derives_from(m, ci, m->classes.items[rv->ref]->name)) continue;
+                    uint32_t sub = ir_class_method(m, ci, method);
+                    if (sub != IR_NONE && sub != fi && !fx->funcs[sub].called_grad_off)
+                        fx->funcs[sub].called_grad_off = 1, changed = true;
+                }
             }
         }
         if (!changed) break;
@@ -279,7 +291,9 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             const char *mname = ir_call_method(f, op);
             AVal recv = ff->val[ir_call_receiver(f, op) == IR_NONE ? op : ir_call_receiver(f, op)];
             uint32_t mfl = api_method(mname).flags;
-            if ((mfl & M_ZERO_GRAD) || ((mfl & M_STEP) && recv.kind == VK_OPTIM)) l->has_opt_step = 1;
+            /* zero_grad() alone is not a step: evaluation loops clear gradients too, and so do loops
+             * over folds or runs between trainings; a step is backward() or optimizer.step() */
+            if ((mfl & M_STEP) && recv.kind == VK_OPTIM) l->has_opt_step = 1;
             if (mfl & M_STEP) {
                 for (uint32_t k = 0; k < o->nargs; k++)
                     if (ff->val[f->args.items[o->args + k]].kind == VK_OPTIM) l->has_opt_step = 1;
@@ -288,7 +302,9 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
              * stack of layers or heads, not one model called again */
             const AVal *callee = &ff->val[o->a];
             bool invariant = callee->def == IR_NONE || !ir_loop_contains(f, li, callee->def) || callee->carried == li ||
-                             callee->kind == VK_MODREF || callee->kind == VK_FUNC;
+                             callee->kind == VK_MODREF || callee->kind == VK_FUNC ||
+                             /* self.net read as an earlier call or another method left it */
+                             (f->ops.items[o->a].kind == IR_ATTR && (callee->flags & VF_OUTER));
             uint32_t target = df_call_target(m, fx, f, op);
             if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
             if (df_is_module_call(fx, f, op) && invariant) {

@@ -200,7 +200,8 @@ void df_prescan(Interp *I)
         if ((fl & M_BACKWARD) && o->nargs == 0) I->backward_vars[var] = 1;
         if (fl & M_BACKWARD) I->backward_vars[var] |= 2;
         if (fl & (M_MODULE_ONLY | M_STATE)) I->module_vars[var] = 1;
-        if (fl & M_ZERO_GRAD) I->ff->calls_zero_grad = 1;
+        if (fl & M_ZERO_GRAD) I->ff->calls_zero_grad = 1, I->optim_vars[var] |= 1;
+        if (fl & M_STEP) I->optim_vars[var] |= 2;
     }
     bool trains = false;
     for (uint32_t v = 0; v < I->nvars && !trains; v++) trains = I->backward_vars[v] != 0;
