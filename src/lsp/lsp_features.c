@@ -8,14 +8,6 @@
 #include "lsp/lsp_int.h"
 #include "out/out.h"
 
-json_t *lsp_range_json(const LspServer *s, const LspDoc *d, uint32_t start, uint32_t end)
-{
-    LspPos a = lsp_text_position(d->text.data, d->text.len, &d->lines, start, s->enc);
-    LspPos b = lsp_text_position(d->text.data, d->text.len, &d->lines, end < start ? start : end, s->enc);
-    return json_pack("{s:{s:I,s:I},s:{s:I,s:I}}", "start", "line", (json_int_t)a.line, "character",
-                     (json_int_t)a.character, "end", "line", (json_int_t)b.line, "character",
-                     (json_int_t)b.character);
-}
 
 static int lsp__severity(Severity sev)
 {
@@ -275,14 +267,14 @@ static bool lsp__diag_matches(const LspServer *s, const LspDoc *d, const Diag *g
 /* Every safe fix of the document applied to a fixed point by the fix engine (engine/fix.h: fixes
  * never overlap, passes re-lint, a pass that breaks the syntax reverts everything), as one edit
  * from the first changed byte to the last. NULL when nothing applies. */
-static json_t *lsp__fix_all_edits(LspServer *s, const LspDoc *d, uint32_t *n_fixes)
+static json_t *lsp__fix_all_edits(const LspServer *s, const LspDoc *d, const LintOptions *opts, uint32_t *n_fixes)
 {
     *n_fixes = 0;
     bool any = false;
     for (uint32_t i = 0; i < d->result.diags.len && !any; i++)
         any = d->result.diags.items[i].fix && fix_applicable(d->result.diags.items[i].fix, false);
-    LintOptions lo;
-    if (!any || !lsp_options_for(s, d, &lo)) return NULL;
+    if (!any || !opts) return NULL;
+    LintOptions lo = *opts;
     FixOptions fo;
     fix_options_default(&fo);
     FixOutcome r;
@@ -321,7 +313,7 @@ static json_t *lsp__fix_all_edits(LspServer *s, const LspDoc *d, uint32_t *n_fix
     return edits;
 }
 
-json_t *lsp_code_actions(LspServer *s, json_t *params, RpcError *e)
+json_t *lsp_code_actions(const LspServer *s, const LspDoc *d, const LintOptions *opts, json_t *params, RpcError *e)
 {
     json_t *td = lsp_get(params, "textDocument", JSON_OBJECT);
     json_t *uri = td ? lsp_get(td, "uri", JSON_STRING) : NULL;
@@ -334,9 +326,7 @@ json_t *lsp_code_actions(LspServer *s, json_t *params, RpcError *e)
     json_t *only = ctx ? lsp_get(ctx, "only", JSON_ARRAY) : NULL;
     json_t *ctx_diags = ctx ? lsp_get(ctx, "diagnostics", JSON_ARRAY) : NULL;
     json_t *actions = json_array();
-    LspDoc *d = lsp_find_doc(s, json_string_value(uri));
     if (!d) return actions;
-    lsp_ensure_linted(s, d);
     uint32_t a = lsp_text_offset(d->text.data, d->text.len, &d->lines, rs, s->enc);
     uint32_t b = lsp_text_offset(d->text.data, d->text.len, &d->lines, re, s->enc);
     if (b < a) { uint32_t t = a; a = b; b = t; }
@@ -379,7 +369,7 @@ json_t *lsp_code_actions(LspServer *s, json_t *params, RpcError *e)
     /* fix-all: offered when asked for by kind, or unasked when there is something to fix */
     if (lsp__kind_wanted(only, "source.fixAll.gradleak")) {
         uint32_t n = 0;
-        json_t *edits = lsp__fix_all_edits(s, d, &n);
+        json_t *edits = lsp__fix_all_edits(s, d, opts, &n);
         if (edits) {
             char title[80];
             snprintf(title, sizeof title, "gradleak: fix all (%u safe fix%s)", n, n == 1 ? "" : "es");
@@ -391,7 +381,7 @@ json_t *lsp_code_actions(LspServer *s, json_t *params, RpcError *e)
 
 /* ---- hover ---- */
 
-json_t *lsp_hover(LspServer *s, json_t *params, RpcError *e)
+json_t *lsp_hover(const LspServer *s, const LspDoc *d, json_t *params, RpcError *e)
 {
     json_t *td = lsp_get(params, "textDocument", JSON_OBJECT);
     json_t *uri = td ? lsp_get(td, "uri", JSON_STRING) : NULL;
@@ -400,9 +390,7 @@ json_t *lsp_hover(LspServer *s, json_t *params, RpcError *e)
         rpc_error(e, RPC_INVALID_PARAMS, "hover needs textDocument.uri and a position");
         return NULL;
     }
-    LspDoc *d = lsp_find_doc(s, json_string_value(uri));
     if (!d) return json_null();
-    lsp_ensure_linted(s, d);
     uint32_t off = lsp_text_offset(d->text.data, d->text.len, &d->lines, pos, s->enc);
     StrBuf md;
     sb_init(&md);

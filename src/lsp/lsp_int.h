@@ -75,11 +75,14 @@ void lsp_nb_flush(LspServer *s, void (*publish)(LspServer *, LspDoc *));
 void lsp_nb_invalidate(LspServer *s);
 void lsp_nb_free_all(LspServer *s);
 
-/* lsp_features.c: what the client sees of a lint. */
+/* lsp_json.c: JSON helpers (above) and ranges; lsp_features.c: what the client sees of a lint. The
+ * server dispatches: it finds the document, lints it and works out its options, then hands them to
+ * a feature, which never calls back into the server. d is NULL for a document the server does not
+ * have; opts NULL when the configuration excludes its file. */
 json_t *lsp_diagnostics_json(const LspServer *s, const LspDoc *d);
 /* The same array as JSON text, appended to b (what publishDiagnostics sends). */
 void lsp_diagnostics_write(StrBuf *b, const LspServer *s, const LspDoc *d);
-json_t *lsp_code_actions(LspServer *s, json_t *params, RpcError *e);
-json_t *lsp_hover(LspServer *s, json_t *params, RpcError *e);
+json_t *lsp_code_actions(const LspServer *s, const LspDoc *d, const LintOptions *opts, json_t *params, RpcError *e);
+json_t *lsp_hover(const LspServer *s, const LspDoc *d, json_t *params, RpcError *e);
 
 #endif

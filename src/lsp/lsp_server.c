@@ -34,44 +34,6 @@ static void lsp__log(const char *fmt, ...)
     va_end(ap);
 }
 
-json_t *lsp_jstr(const char *s)
-{
-    json_t *j = json_string(s);
-    if (j) return j;
-    char *clean = out_utf8_sanitize(s, strlen(s));
-    j = json_string(clean);
-    gl_free(clean);
-    return j ? j : json_string("");
-}
-
-json_t *lsp_get(const json_t *obj, const char *key, json_type type)
-{
-    if (!json_is_object(obj)) return NULL;
-    json_t *v = json_object_get(obj, key);
-    return v && json_typeof(v) == type ? v : NULL;
-}
-
-static bool lsp__uint(const json_t *j, uint32_t *out)
-{
-    if (!json_is_integer(j)) return false;
-    json_int_t v = json_integer_value(j);
-    if (v < 0 || v > (json_int_t)UINT32_MAX) return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
-bool lsp_json_pos(const json_t *j, LspPos *p)
-{
-    return json_is_object(j) && lsp__uint(json_object_get(j, "line"), &p->line) &&
-           lsp__uint(json_object_get(j, "character"), &p->character);
-}
-
-bool lsp_json_range(const json_t *j, LspPos *start, LspPos *end)
-{
-    return json_is_object(j) && lsp_json_pos(json_object_get(j, "start"), start) &&
-           lsp_json_pos(json_object_get(j, "end"), end);
-}
-
 LspDoc *lsp_find_doc(LspServer *s, const char *uri)
 {
     for (uint32_t i = 0; i < s->docs.len; i++)
@@ -472,6 +434,29 @@ static json_t *h_diagnostic(LspServer *s, json_t *params, RpcError *e)
 
 /* ---- dispatch ---- */
 
+/* The document a request names (params.textDocument.uri), linted; NULL when there is none. */
+static LspDoc *lsp__request_doc(LspServer *s, json_t *params)
+{
+    json_t *td = lsp_get(params, "textDocument", JSON_OBJECT);
+    json_t *uri = td ? lsp_get(td, "uri", JSON_STRING) : NULL;
+    LspDoc *d = uri ? lsp_find_doc(s, json_string_value(uri)) : NULL;
+    if (d) lsp_ensure_linted(s, d);
+    return d;
+}
+
+static json_t *h_code_action(LspServer *s, json_t *params, RpcError *e)
+{
+    LspDoc *d = lsp__request_doc(s, params);
+    LintOptions lo;
+    const LintOptions *opts = d ? lsp_options_for(s, d, &lo) : NULL;
+    return lsp_code_actions(s, d, opts, params, e);
+}
+
+static json_t *h_hover(LspServer *s, json_t *params, RpcError *e)
+{
+    return lsp_hover(s, lsp__request_doc(s, params), params, e);
+}
+
 typedef json_t *(*RequestFn)(LspServer *s, json_t *params, RpcError *e);
 typedef void (*NotifyFn)(LspServer *s, json_t *params);
 
@@ -481,8 +466,8 @@ static const struct {
 } lsp_requests[] = {
     {"initialize", h_initialize},
     {"shutdown", h_shutdown},
-    {"textDocument/codeAction", lsp_code_actions},
-    {"textDocument/hover", lsp_hover},
+    {"textDocument/codeAction", h_code_action},
+    {"textDocument/hover", h_hover},
     {"textDocument/diagnostic", h_diagnostic},
 };
 
