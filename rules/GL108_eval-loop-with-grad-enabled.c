@@ -212,7 +212,7 @@ static bool loop_trains_or_yields(const IrFunc *f, const IrLoop *l)
 /* Whether function t of the file runs a model once per call with grad on, trains nothing and keeps
  * nothing (an `_eval_step`, a policy's `pi(x)`, a `predict(batch)` helper): calling it in a loop is
  * evaluating. */
-static bool evaluates(RuleCtx *c, uint32_t t)
+static bool evaluates(RuleCtx *c, uint32_t t, int depth)
 {
     const IrFunc *g = c->m->funcs.items[t];
     const FuncFacts *gf = &c->fx->funcs[t];
@@ -226,6 +226,10 @@ static bool evaluates(RuleCtx *c, uint32_t t)
         if (df_is_module_call(c->fx, g, i) && !df_mode_off(o->mode)) {
             if (ir_op_loop(g, i) != IR_NONE) return false;
             model = true;
+        } else if (!model && depth < 3 && o->kind == IR_CALL && !df_mode_off(o->mode) && ir_op_loop(g, i) == IR_NONE) {
+            /* validation_step(x) -> self.infer(x) -> self.module_(x): a helper of a helper */
+            uint32_t u = df_call_target(c->m, c->fx, g, i);
+            if (u != IR_NONE && u != t && evaluates(c, u, depth + 1)) model = true;
         }
     }
     return model;
@@ -260,7 +264,7 @@ void rule_GL108(RuleCtx *c)
                     df_mode_off(f->ops.items[i].mode))
                     continue;
                 uint32_t t = df_call_target(c->m, c->fx, f, i);
-                if (t != IR_NONE && t != fi && evaluates(c, t)) call = i;
+                if (t != IR_NONE && t != fi && evaluates(c, t, 0)) call = i;
             }
             if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || keeps_graph(f, ff, li) ||
                 hands_graph_away(c, f, l))

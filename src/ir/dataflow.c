@@ -532,6 +532,12 @@ static AVal df_call(Interp *I, uint32_t op)
                 const char *owner = owner_end;
                 while (owner > q && owner[-1] != '.') owner--;
                 if (owner < owner_end && owner[0] >= 'A' && owner[0] <= 'Z') r.kind = VK_OBJECT;
+                else if (!api_camel_last(q) && pmask) {
+                    /* a function of an imported module (`hvd.allreduce(val)`) in a summary: it
+                     * keeps what the caller passes, as a plain imported function does */
+                    r.grad = max_arg, r.src = arg_src, r.pmask = pmask, r.flags |= VF_OPAQUE;
+                    return r;
+                }
             }
             r.grad = G_NONE;
             if (recv.kind == VK_OBJECT) r.grad = max_arg > G_MAY ? max_arg : G_NONE;

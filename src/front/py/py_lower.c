@@ -902,6 +902,11 @@ static void py__target(Lower *L, TSNode n, Schedule *s)
     case PN_KEYWORD_IDENTIFIER: {
         const char *name = py__text(L, n);
         ir_build_store(&L->B, name, strlen(name), value, py__span(n));
+        /* `model = model.RNNModel(...)` at the top level: from here on the name is the object the
+         * call made, not the imported module (an optional import's `amp = None` keeps it) */
+        if (ir_build_func(&L->B)->index == 0 && value != IR_NONE && value < ir_build_func(&L->B)->ops.len &&
+            ir_build_func(&L->B)->ops.items[value].kind == IR_CALL && py__imported(L, name, strlen(name)))
+            py__record_import(L, name, NULL);
         break;
     }
     case PN_TUPLE: case PN_LIST: case PN_PATTERN_LIST: case PN_TUPLE_PATTERN: case PN_LIST_PATTERN:
