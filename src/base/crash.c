@@ -18,7 +18,7 @@ static bool crash_installed;
 static pthread_key_t crash_stack_key;
 static volatile sig_atomic_t crash_busy;
 
-#define SKIP_VAR "GRADLEAK_SKIP_FILES"
+#define SKIP_VAR GL_CRASH_SKIP_VAR
 #define MAX_RETRIES 32 /* files skipped in one run before giving up on the others */
 #define ALT_STACK_SIZE (64 * 1024)
 
@@ -147,9 +147,16 @@ static void crash__thread_stack(void)
     pthread_setspecific(crash_stack_key, ss.ss_sp); /* freed when the thread exits */
 }
 
-void gl_crash_install(char **argv, bool retry_files)
+/* what the command line read from the environment: the files an earlier execution crashed on
+ * (GRADLEAK_SKIP_FILES, one per line) and the test hook's kind (GRADLEAK_TEST_CRASH) */
+static const char *crash_skip_list;
+static const char *crash_test_kind;
+
+void gl_crash_install(char **argv, bool retry_files, const char *skip_list, const char *test_kind)
 {
     if (crash_installed) return;
+    crash_skip_list = skip_list;
+    crash_test_kind = test_kind;
     crash_argv = argv;
     crash_retry = retry_files;
     pthread_key_create(&crash_stack_key, crash__free_stack);
@@ -182,7 +189,7 @@ void gl_ctx_rule(const char *code) { ctx_rule = code; }
 
 bool gl_crash_skipped(const char *path)
 {
-    const char *list = getenv(SKIP_VAR);
+    const char *list = crash_skip_list;
     if (!list || !path) return false;
     size_t n = strlen(path);
     for (const char *p = list; *p;) {
@@ -195,15 +202,9 @@ bool gl_crash_skipped(const char *path)
     return false;
 }
 
-static pthread_once_t crash_test_once = PTHREAD_ONCE_INIT;
-static const char *crash_test_kind;
-
-static void crash__test_init(void) { crash_test_kind = getenv("GRADLEAK_TEST_CRASH"); }
-
 void gl_crash_test_hook(const char *src, size_t len)
 {
     static const char marker[] = "gradleak-test-crash";
-    pthread_once(&crash_test_once, crash__test_init);
     if (!crash_test_kind || !memmem(src, len, marker, sizeof marker - 1)) return;
     const char *kind = crash_test_kind;
     if (!strcmp(kind, "segv")) {

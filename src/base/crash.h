@@ -11,8 +11,13 @@
 
 #include "base/base.h"
 
-/* Installs the handlers (once, in main). argv is kept for the re-execution; retry_files enables it. */
-void gl_crash_install(char **argv, bool retry_files);
+/* The variable that carries the files to skip into the re-execution. */
+#define GL_CRASH_SKIP_VAR "GRADLEAK_SKIP_FILES"
+
+/* Installs the handlers (once, in main). argv is kept for the re-execution; retry_files enables it.
+ * skip_list is $GRADLEAK_SKIP_FILES (the files an earlier execution crashed on, one per line) and
+ * test_kind $GRADLEAK_TEST_CRASH, as the command line read them (NULL: unset). */
+void gl_crash_install(char **argv, bool retry_files, const char *skip_list, const char *test_kind);
 
 /* The calling thread's context, shown by the handler. The strings must outlive the context (paths of
  * the job list, string literals, rule codes). gl_ctx_file(NULL) clears everything. */

@@ -364,7 +364,7 @@ static int cmd_check(int argc, char **argv)
         gl_free(dir);
     }
     if (pch_dir) o.cxx_pch_dir = pch_dir; /* every file's options come from o (run_options) */
-    Spill *spill = spill_open();
+    Spill *spill = spill_open(getenv("TMPDIR"));
     EngineRun run;
     run_init(&run, jobsv, files.len, &o, cache, spill);
     memcpy(run.cwd, cwd, sizeof cwd);
@@ -527,7 +527,7 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     /* an internal error exits 2 with a report, never by a signal; `check` goes on without the file */
-    gl_crash_install(argv, !strcmp(cmd, "check"));
+    gl_crash_install(argv, !strcmp(cmd, "check"), getenv(GL_CRASH_SKIP_VAR), getenv("GRADLEAK_TEST_CRASH"));
     /* the environment is read here (and by the language server's own settings), and handed down:
      * README.md, "Environment variables" */
     cache_choose_dir(getenv("GRADLEAK_CACHE_DIR"));

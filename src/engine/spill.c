@@ -30,9 +30,8 @@ static Spill *spill__new(int fd)
     return s;
 }
 
-Spill *spill_open(void)
+Spill *spill_open(const char *dir)
 {
-    const char *dir = getenv("TMPDIR");
     if (!dir || !dir[0]) dir = "/tmp";
     StrBuf path;
     sb_init(&path);

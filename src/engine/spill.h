@@ -11,9 +11,10 @@
 
 typedef struct Spill Spill;
 
-/* A new, empty spill in $TMPDIR (default /tmp). It never fails: without a temporary file (or after
- * a write to it failed: a full disk), the bytes are kept in memory instead. */
-Spill *spill_open(void);
+/* A new, empty spill in the folder dir ($TMPDIR as the command line read it; NULL or "": /tmp). It
+ * never fails: without a temporary file (or after a write to it failed: a full disk), the bytes are
+ * kept in memory instead. */
+Spill *spill_open(const char *dir);
 /* The same, kept in memory from the start (the debug commands, which hold a few files). */
 Spill *spill_open_memory(void);
 void spill_close(Spill *s);

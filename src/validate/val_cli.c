@@ -805,7 +805,7 @@ static int cli__lint(Cli *c, const char *const *paths, int npaths)
     c->lints = gl_calloc(n + 1, sizeof *c->lints);
     LintOptions lo;
     lint_options_default(&lo);
-    Spill *spill = spill_open();
+    Spill *spill = spill_open(getenv("TMPDIR"));
     EngineRun run;
     run_init(&run, jobs, n, &lo, NULL, spill);
     run.keep_src = true; /* every file's bytes: the call graph (val_drive.c) reads them all */

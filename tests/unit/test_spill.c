@@ -50,7 +50,7 @@ static void spill_round_trip(void **state)
     (void)state;
     static uint64_t at[BLOBS];
     for (int memory = 0; memory <= 1; memory++) {
-        Spill *s = memory ? spill_open_memory() : spill_open();
+        Spill *s = memory ? spill_open_memory() : spill_open(NULL);
         put_all(s, 0, BLOBS, at);
         check_all(s, at);
         /* read back in any order, and twice */
@@ -83,7 +83,7 @@ static void spill_concurrent_writers(void **state)
     (void)state;
     static uint64_t at[BLOBS];
     for (int memory = 0; memory <= 1; memory++) {
-        Spill *s = memory ? spill_open_memory() : spill_open();
+        Spill *s = memory ? spill_open_memory() : spill_open(NULL);
         pthread_t th[4];
         Writer w[4];
         for (int t = 0; t < 4; t++) {
@@ -101,13 +101,7 @@ static void spill_without_tmpdir(void **state)
 {
     (void)state;
     static uint64_t at[BLOBS];
-    const char *old = getenv("TMPDIR");
-    char *saved = old ? gl_strdup(old) : NULL;
-    setenv("TMPDIR", "/nonexistent/gradleak-test", 1);
-    Spill *s = spill_open();
-    if (saved) setenv("TMPDIR", saved, 1);
-    else unsetenv("TMPDIR");
-    gl_free(saved);
+    Spill *s = spill_open("/nonexistent/gradleak-test");
     put_all(s, 0, BLOBS, at);
     check_all(s, at);
     spill_close(s);
@@ -121,7 +115,7 @@ static void spill_disk_full_midway(void **state)
     static uint64_t at[BLOBS];
     struct rlimit old;
     assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-    Spill *s = spill_open();
+    Spill *s = spill_open(NULL);
     void (*prev)(int) = signal(SIGXFSZ, SIG_IGN); /* the write fails with EFBIG instead */
     struct rlimit small = {64 * 1024, old.rlim_max};
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
