@@ -53,11 +53,7 @@ static Fix *gl901__fix(RuleCtx *c, const Noqa *q)
         while (p < end && (isalnum((unsigned char)*p) || *p == '-' || *p == '_')) p++;
         if (p == t) break;
         /* the list ends at a word that is not code-shaped (letters then digits): `GL301 because` */
-        const char *k = t;
-        while (k < p && isalpha((unsigned char)*k)) k++;
-        bool code_like = k > t && k < p;
-        while (k < p && isdigit((unsigned char)*k)) k++;
-        if (!code_like || k != p) break;
+        if (!noqa_code_like(t, p)) break;
         list_end = p;
         char buf[64];
         size_t len = (size_t)(p - t) < sizeof buf - 1 ? (size_t)(p - t) : sizeof buf - 1;
@@ -92,7 +88,6 @@ static Fix *gl901__fix(RuleCtx *c, const Noqa *q)
     return fx;
 }
 
-
 void rule_GL901(RuleCtx *c)
 {
     for (uint32_t k = 0; k < c->n_noqa; k++) {
@@ -115,5 +110,3 @@ void rule_GL901(RuleCtx *c)
         sb_free(&unused);
     }
 }
-
-

@@ -12,8 +12,14 @@ char *gl_read_file(const char *path, size_t max, size_t *len)
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return NULL;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > (uint64_t)max) {
+    if (fstat(fd, &st) != 0) {
         int e = errno;
+        close(fd);
+        errno = e;
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > (uint64_t)max) {
+        int e = EIO;
         if (S_ISDIR(st.st_mode)) e = EISDIR;
         else if (!S_ISREG(st.st_mode)) e = ENODEV; /* FIFO, socket, device: "No such device" */
         else if ((uint64_t)st.st_size > (uint64_t)max) e = EFBIG;

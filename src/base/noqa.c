@@ -106,8 +106,7 @@ bool noqa_find_list(const char *text, const char *end, const char **hash, const 
     return *list != NULL;
 }
 
-/* A code-shaped word: letters then digits (`GL301`, `F401`, `E501`). */
-static bool noqa__code_like(const char *t, const char *p)
+bool noqa_code_like(const char *t, const char *p)
 {
     const char *k = t;
     while (k < p && isalpha((unsigned char)*k)) k++;
@@ -123,7 +122,7 @@ const char *noqa_list_end(const char *list, const char *end)
         p = skip_ws(p, end);
         const char *t = p;
         while (p < end && (isalnum((unsigned char)*p) || *p == '-' || *p == '_')) p++;
-        if (p == t || !noqa__code_like(t, p)) break;
+        if (p == t || !noqa_code_like(t, p)) break;
         list_end = p;
         p = skip_ws(p, end);
         if (p < end && *p == ',') p++;

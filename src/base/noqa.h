@@ -34,6 +34,8 @@ uint32_t noqa_parse_codes(const char *p, const char *end, RuleId *codes, uint32_
 /* Where the directive of comment [text, end) is: *hash at its own `#` or `//`, *list just after the
  * colon that opens its code list (`noqa:`; NULL when it has no list). false when it has no list. */
 bool noqa_find_list(const char *text, const char *end, const char **hash, const char **list);
+/* Is [t, p) a code-shaped word: letters then digits (`GL301`, `F401`, `E501`)? */
+bool noqa_code_like(const char *t, const char *p);
 /* The end of a code list starting at list: after the last code-shaped word (letters then digits,
  * `GL301`, `F401`), so `# noqa: GL301 because ...` ends after GL301. list when it has none. */
 const char *noqa_list_end(const char *list, const char *end);
