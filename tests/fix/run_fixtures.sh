@@ -25,6 +25,7 @@ declare -A no_fix=(
     [GL101/pos_hf_batches_summed_one_backward.py]="summed over the loader and differentiated once: the fix is a backward per batch (rule doc)"
     [GL101/pos_loader_sum_nested_backward.py]="summed over the loader and differentiated once: the fix is a backward per batch (rule doc)"
     [GL101/pos_meter_object_update.py]="the graph-carrying argument of a method that sums it: the hint says what to pass (rule doc)"
+    [GL101/pos_meter_through_library_call.py]="the graph-carrying argument of a method that sums it: the hint says what to pass (rule doc)"
     [GL109/pos_helper_function_tuple.py]="statistics unpacked from one helper's tuple: no single value to detach (rule doc)"
 )
 # GL901 decides from the other rules' findings: it is fixed with every rule on
