@@ -159,14 +159,6 @@ static bool reads_only(const IrFunc *f, uint32_t callee)
  * into attributes, items, globals or containers, or a method of an object (`agent.remember(lp)`,
  * `meter.update(loss)`). Torch functions, tensor methods, models, loss modules, reading builtins
  * and plain functions gradleak cannot see (`criterion(out, y)`) keep nothing. */
-/* Is var the method's first parameter (self)? */
-static bool is_self_param(const IrFunc *f, uint32_t var)
-{
-    for (uint32_t k = 0; k < f->ops.len; k++)
-        if (f->ops.items[k].kind == IR_PARAM && f->ops.items[k].aux == 0) return f->ops.items[k].var == var;
-    return false;
-}
-
 static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
@@ -187,7 +179,7 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
          * the plain function above, not an object that keeps what it is given */
         if (t == IR_NONE && f->cls != IR_NONE && f->ops.items[r].kind == IR_LOAD &&
             f->ops.items[r].var != IR_NONE && f->vars.items[f->ops.items[r].var].is_param &&
-            is_self_param(f, f->ops.items[r].var) && ir_call_method(f, i) &&
+            f->ops.items[r].var == ir_first_param(f) && ir_call_method(f, i) &&
             ir_class_method(c->m, f->cls, ir_call_method(f, i)) == IR_NONE)
             continue;
         for (uint32_t k = 0; k < o->nargs; k++) {

@@ -683,9 +683,7 @@ static bool df__class_module_attr(Interp *I, uint32_t ci, const char *attr)
         const IrClass *c = I->m->classes.items[ci];
         for (uint32_t k = 0; k < c->methods.len; k++) {
             const IrFunc *g = I->m->funcs.items[c->methods.items[k]];
-            uint32_t self = IR_NONE;
-            for (uint32_t i = 0; i < g->ops.len && self == IR_NONE; i++)
-                if (g->ops.items[i].kind == IR_PARAM && g->ops.items[i].aux == 0) self = g->ops.items[i].var;
+            uint32_t self = ir_first_param(g);
             if (self == IR_NONE) continue;
             for (uint32_t i = 0; i < g->ops.len; i++) {
                 if (g->ops.items[i].kind != IR_CALL) continue;
@@ -1309,19 +1307,14 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
         const IrClass *c = m->classes.items[f->cls];
         bool is_init = c->init == fi;
         bool resets = false;
+        uint32_t self = ir_first_param(f);
         for (uint32_t v = 0; v < I.nvars; v++) {
             const IrVar *var = &f->vars.items[v];
             if (var->base == IR_NONE || f->vars.items[var->base].base != IR_NONE) continue;
             if (!f->vars.items[var->base].is_param) continue;
             if (I.env[v].flags & VF_UNSET) continue;
             /* only self's attributes (self is parameter 0) */
-            bool base_is_self = false;
-            for (uint32_t k = 0; k < f->ops.len; k++)
-                if (f->ops.items[k].kind == IR_PARAM && f->ops.items[k].aux == 0) {
-                    base_is_self = f->ops.items[k].var == var->base;
-                    break;
-                }
-            if (!base_is_self) continue;
+            if (var->base != self) continue;
             const char *attr = strrchr(var->name, '.') + 1;
             bool known = false;
             for (uint32_t k = 0; k < cf->attr_names.len && !known; k++) known = !strcmp(cf->attr_names.items[k], attr);

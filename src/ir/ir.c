@@ -241,3 +241,10 @@ void ir_dump(const IrModule *m, void (*emit)(void *ctx, const char *s), void *ct
     }
     sb_free(&sb);
 }
+
+uint32_t ir_first_param(const IrFunc *f)
+{
+    for (uint32_t k = 0; k < f->ops.len; k++)
+        if (f->ops.items[k].kind == IR_PARAM && f->ops.items[k].aux == 0) return f->ops.items[k].var;
+    return IR_NONE;
+}

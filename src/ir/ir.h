@@ -159,6 +159,8 @@ uint32_t ir_class_method(const IrModule *m, uint32_t cls, const char *name); /* 
 bool ir_class_derives_from(const IrModule *m, uint32_t ci, const char *base);
 /* Is f a method of an nn.Module class, or nested in one? */
 bool ir_func_in_module_class(const IrModule *m, const IrFunc *f);
+/* The variable of f's first parameter (a method's self), or IR_NONE when it has none. */
+uint32_t ir_first_param(const IrFunc *f);
 const char *ir_span_text(const IrModule *m, Span s, Arena *arena); /* source text of a span (one line) */
 void ir_dump(const IrModule *m, void (*emit)(void *ctx, const char *s), void *ctx);
 
