@@ -57,6 +57,9 @@ bool lsp_json_range(const json_t *j, LspPos *start, LspPos *end);
 json_t *lsp_get(const json_t *obj, const char *key, json_type type);
 
 LspDoc *lsp_find_doc(LspServer *s, const char *uri);
+/* Applies a didChange's contentChanges to d; false (nothing applied, *bad the first malformed
+ * change) when one is malformed. */
+bool lsp_apply_changes(const LspServer *s, LspDoc *d, json_t *changes, size_t *bad);
 /* The options d is linted with (from the configuration governing its file), filled into *o; NULL
  * when the configuration excludes the file. */
 const LintOptions *lsp_options_for(LspServer *s, const LspDoc *d, LintOptions *o);

@@ -150,34 +150,6 @@ void lsp_nb_did_open(LspServer *s, json_t *params)
     array_push(&s->notebooks, nb);
 }
 
-/* One content change of a cell: as textDocument/didChange does it. */
-static void lsp_nb__edit(LspServer *s, LspDoc *d, json_t *changes)
-{
-    size_t i;
-    json_t *c;
-    json_array_foreach(changes, i, c) {
-        LspPos a, b;
-        json_t *range = json_object_get(c, "range");
-        if (!lsp_get(c, "text", JSON_STRING) || (range && !json_is_null(range) && !lsp_json_range(range, &a, &b))) return;
-    }
-    json_array_foreach(changes, i, c) {
-        json_t *text = json_object_get(c, "text");
-        json_t *range = json_object_get(c, "range");
-        LspPos a, b;
-        if (!range || json_is_null(range)) {
-            lsp_doc_set_text(d, json_string_value(text), json_string_length(text));
-            continue;
-        }
-        lsp_json_range(range, &a, &b);
-        uint32_t x = lsp_text_offset(d->text.data, d->text.len, &d->lines, a, s->enc);
-        uint32_t y = lsp_text_offset(d->text.data, d->text.len, &d->lines, b, s->enc);
-        if (y < x) {
-            uint32_t t = x;
-            x = y, y = t;
-        }
-        lsp_doc_replace(d, x, y, json_string_value(text), json_string_length(text));
-    }
-}
 
 void lsp_nb_did_change(LspServer *s, json_t *params, void (*clear)(LspServer *, const char *uri))
 {
@@ -235,7 +207,8 @@ void lsp_nb_did_change(LspServer *s, json_t *params, void (*clear)(LspServer *, 
             if (!strcmp(nb->cells.items[k].doc->uri, json_string_value(u))) d = nb->cells.items[k].doc;
         json_t *changes = lsp_get(c, "changes", JSON_ARRAY);
         if (!d || !changes) continue;
-        lsp_nb__edit(s, d, changes);
+        size_t bad;
+        lsp_apply_changes(s, d, changes, &bad); /* a malformed batch leaves the cell as it was */
         if (ver) d->version = json_integer_value(ver);
     }
     nb->dirty = true;

@@ -306,25 +306,19 @@ static void n_did_open(LspServer *s, json_t *params)
     }
 }
 
-static void n_did_change(LspServer *s, json_t *params)
+/* Applies a didChange's contentChanges to d (whole-text and ranged changes, in order). Every
+ * change is checked before any is applied: false (with *bad the first malformed one's index) leaves
+ * the text untouched. Also used for notebook cells (lsp_nb.c). */
+bool lsp_apply_changes(const LspServer *s, LspDoc *d, json_t *changes, size_t *bad)
 {
-    const char *uri;
-    json_t *td = lsp__text_doc_uri(params, &uri);
-    json_t *changes = lsp_get(params, "contentChanges", JSON_ARRAY);
-    LspDoc *d = uri ? lsp_find_doc(s, uri) : NULL;
-    if (!d || !changes) {
-        lsp__log("didChange %s: %s", uri ? uri : "(no uri)", !d ? "document not open" : "no contentChanges");
-        return;
-    }
-    /* Check every change before applying any: a malformed batch leaves the text untouched. */
     size_t i;
     json_t *c;
     json_array_foreach(changes, i, c) {
         LspPos a, b;
         json_t *range = json_object_get(c, "range");
         if (!lsp_get(c, "text", JSON_STRING) || (range && !json_is_null(range) && !lsp_json_range(range, &a, &b))) {
-            lsp__log("didChange %s: change %zu is malformed; the document is unchanged", uri, i);
-            return;
+            *bad = i;
+            return false;
         }
     }
     json_array_foreach(changes, i, c) {
@@ -340,6 +334,24 @@ static void n_did_change(LspServer *s, json_t *params)
         uint32_t y = lsp_text_offset(d->text.data, d->text.len, &d->lines, b, s->enc);
         if (y < x) { uint32_t t = x; x = y; y = t; }
         lsp_doc_replace(d, x, y, json_string_value(text), json_string_length(text));
+    }
+    return true;
+}
+
+static void n_did_change(LspServer *s, json_t *params)
+{
+    const char *uri;
+    json_t *td = lsp__text_doc_uri(params, &uri);
+    json_t *changes = lsp_get(params, "contentChanges", JSON_ARRAY);
+    LspDoc *d = uri ? lsp_find_doc(s, uri) : NULL;
+    if (!d || !changes) {
+        lsp__log("didChange %s: %s", uri ? uri : "(no uri)", !d ? "document not open" : "no contentChanges");
+        return;
+    }
+    size_t bad;
+    if (!lsp_apply_changes(s, d, changes, &bad)) {
+        lsp__log("didChange %s: change %zu is malformed; the document is unchanged", uri, bad);
+        return;
     }
     json_t *ver = lsp_get(td, "version", JSON_INTEGER);
     if (ver) d->version = json_integer_value(ver);
