@@ -507,6 +507,8 @@ static AVal df_call(Interp *I, uint32_t op)
                         I->env[v].flags = VF_RESET;
                     }
             r.grad = G_MAY;
+            /* a method of a model the function then differentiates: it ran the model's forward */
+            if (I->bw_calls[op] && !off) r.grad = G_LIVE, r.src = op, r.kind = VK_TENSOR;
             return r;
         }
         if ((mflags & M_MUTATES) && recv.kind != VK_TENSOR) {
@@ -1296,6 +1298,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     ff->ret = aval_unset();
     I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    I.bw_calls = ARENA_NEW_N(I.arena, uint8_t, f->ops.len ? f->ops.len : 1);
     I.optim_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.has_attrs = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     for (uint32_t i = 0; i < I.nvars; i++)

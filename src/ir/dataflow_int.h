@@ -33,6 +33,8 @@ typedef struct Interp {
     uint8_t *backward_vars; /* variables .backward() is called on somewhere: they carry a graph */
     uint8_t *has_attrs;     /* variables that are the base of attribute pseudo-vars (self, x in x.a) */
     uint8_t *module_vars;   /* variables with module-only methods called on them */
+    uint8_t *bw_calls;      /* [op]: a method call whose result the function differentiates
+                             * (`losses = self.model.calculate_loss(b)` ... `loss.backward()`) */
     uint8_t *optim_vars;    /* bit 0: zero_grad() is called on the variable, bit 1: step(); both: an
                              * optimizer (a module has no step(), a scheduler no zero_grad()) */
     int depth;

@@ -120,8 +120,12 @@ static void df__prescan_backward_sources(Interp *I)
             if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
                 df__passed_in(I, callee->var, is_param) && !unpacked[op])
                 I->module_vars[callee->var] = 1;
-            else if (recv != IR_NONE)
+            else if (recv != IR_NONE) {
                 DF_PUSH_WORK(recv); /* a method of the value: out.sum(), scaler.scale(loss) */
+                /* a method gradleak knows nothing of, on an object: `self.model.calculate_loss(b)` */
+                const char *mname = ir_call_method(f, op);
+                if (mname && !api_method(mname).flags && !api_method(mname).effect) I->bw_calls[op] = 1;
+            }
             for (uint32_t k = 0; k < o->nargs; k++)
                 if (!f->kw.items[o->args + k]) DF_PUSH_WORK(f->args.items[o->args + k]);
             break;
