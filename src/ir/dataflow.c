@@ -655,14 +655,22 @@ static void df__note_tuple_return(Interp *I, uint32_t vop)
         ff->ret_tuple = 0xff;
         return;
     }
-    uint8_t plain = 0, zero = 0;
+    uint8_t plain = 0, zero = 0, weak = 0;
     for (uint32_t k = 0; k < b->nargs; k++) {
         AVal e = val_of(I, I->f->args.items[b->args + k]);
-        if (e.grad == G_NONE && e.elem == G_NONE && !e.pmask && !e.cmask && e.kind != VK_MODULE)
-            plain |= (uint8_t)(1u << k);
+        bool own = !e.pmask && !e.cmask && e.kind != VK_MODULE;
+        if (e.grad == G_NONE && e.elem == G_NONE && own) plain |= (uint8_t)(1u << k);
+        /* an attribute of an object that is no tensor (`milp.model.ObjVal`) is its own even when the
+         * object came from the arguments */
+        uint32_t eop = I->f->args.items[b->args + k];
+        bool attr = OP(I, eop)->kind == IR_ATTR && !e.cmask && e.kind == VK_UNKNOWN;
+        if (e.grad <= G_MAY && e.elem <= G_MAY && (own || attr) && e.kind != VK_TENSOR && e.kind != VK_CONTAINER &&
+            e.kind != VK_MODULE && !(e.flags & (VF_MODEL_OUT | VF_ZERO_DIM)))
+            weak |= (uint8_t)(1u << k);
         if (e.flags & VF_ZERO_DIM) zero |= (uint8_t)(1u << k);
     }
     ff->ret_plain = ff->ret_tuple ? (uint8_t)(ff->ret_plain & plain) : plain;
+    ff->ret_weak = ff->ret_tuple ? (uint8_t)(ff->ret_weak & weak) : weak;
     ff->ret_zero = ff->ret_tuple ? (uint8_t)(ff->ret_zero & zero) : zero;
     ff->ret_tuple = (uint8_t)b->nargs;
 }
@@ -677,14 +685,15 @@ static bool df__zero_dim_tuple_element(Interp *I, uint32_t op, uint32_t k)
     return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_zero >> k & 1);
 }
 
-/* Is element k of what call op returns plain (see df__note_tuple_return)? */
-static bool df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
+/* Is element k of what call op returns plain (see df__note_tuple_return)? 2: at most "maybe" */
+static int df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
 {
-    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return false;
+    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return 0;
     uint32_t t = df_call_target(I->m, I->fx, I->f, op);
-    if (t == IR_NONE || t == I->f->index) return false;
+    if (t == IR_NONE || t == I->f->index) return 0;
     const FuncFacts *cf = &I->fx->funcs[t];
-    return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_plain >> k & 1);
+    if (!cf->analysed || !cf->ret_tuple || cf->ret_tuple == 0xff || k >= cf->ret_tuple) return 0;
+    return (cf->ret_plain >> k & 1) ? 1 : (cf->ret_weak >> k & 1) ? 2 : 0;
 }
 
 /* A variable the function calls both zero_grad() and step() on, of no kind known otherwise (an
@@ -991,9 +1000,12 @@ static void df_step(Interp *I, uint32_t op)
         r.def = op;
         /* `rewards, loss = finish(...)` where finish returns `..., loss_tensor` */
         bool zero = df__zero_dim_tuple_element(I, o->a, o->aux);
-        if (df__plain_tuple_element(I, o->a, o->aux)) {
-            /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain */
-            r = aval(zero ? VK_TENSOR : VK_UNKNOWN, G_NONE, op);
+        int plain = df__plain_tuple_element(I, o->a, o->aux);
+        if (plain) {
+            /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain;
+             * `loss, cost = solve(...)` returning `loss, solver.model.ObjVal`: it is not known to be
+             * a graph */
+            r = aval(zero ? VK_TENSOR : VK_UNKNOWN, plain == 1 ? G_NONE : G_MAY, op);
             if (zero) r.flags |= VF_ZERO_DIM;
             break;
         }

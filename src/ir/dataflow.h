@@ -64,6 +64,8 @@ typedef struct FuncFacts {
     uint8_t ret_plain;  /* bit k: element k of every returned tuple carries no graph whatever the
                          * arguments (`return output, loss.item()`) */
     uint8_t ret_zero;   /* bit k: element k of every returned tuple is a 0-dim tensor */
+    uint8_t ret_weak;   /* bit k: element k of every returned tuple is no tensor gradleak knows of
+                         * and comes from no parameter (`solver.model.ObjVal`): not a graph */
     uint8_t trains;     /* calls backward() or steps an optimizer, itself or in a function it calls:
                          * a loop that calls it is a step loop (`for b in loader: train_step(b)`) */
     uint8_t in_forward; /* a Module's forward, or what forward calls (a few levels): its loops run
