@@ -449,6 +449,10 @@ static AVal df_call(Interp *I, uint32_t op)
         }
         if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && (mflags & M_ZERO_GRAD))) {
             r.kind = VK_UNKNOWN;
+            /* `loss = opt.step(closure)` (L-BFGS, line searches): what the closure returns */
+            if (recv.kind == VK_OPTIM && (mflags & M_STEP) && nargs >= 1 && args[0].kind == VK_FUNC &&
+                args[0].ref != IR_NONE && args[0].ref < I->m->funcs.len && args[0].ref != I->f->index)
+                r = df__call_local(I, op, args[0].ref, NULL, 0);
             return r;
         }
         if ((recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) && (mflags & M_MODLIST)) {
