@@ -207,6 +207,7 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
     r.src = op;
     r.flags = VF_MODEL_OUT;
     if (callee->flags & VF_FROZEN) r.grad = max_arg; /* no parameter requires grad */
+    if (callee->kind == VK_OBJECT && callee->ref == REF_MODEL_WRAPPER) r.grad = G_MAY; /* agent(obs) */
     if (callee->flags & VF_LOSSMOD) {
         if (!(callee->flags & VF_NOREDUCE)) r.flags |= VF_ZERO_DIM;
         r.grad = max_arg; /* loss modules have no parameters: they pass their inputs' graph on */
@@ -332,6 +333,12 @@ static AVal df_call(Interp *I, uint32_t op)
 
     /* a submodule held in an attribute (self.lstm(x)): a model call, not a method */
     if (callee && callee->kind == IR_ATTR && cv.kind == VK_MODULE) return df__model_output(I, op, &cv, max_arg);
+    /* ... or an object of an imported class that the code treats as a module (`self.model =
+     * Backbone()`, `self.model.parameters()` elsewhere), or one built around one (`self.agent =
+     * Agent(self.net)`; `self.agent(obs)`) */
+    if (callee && callee->kind == IR_ATTR && cv.kind == VK_OBJECT && (cv.flags & VF_MAYBE_MODULE) &&
+        (cv.ref == IR_NONE || cv.ref == REF_MODEL_WRAPPER))
+        return df__model_output(I, op, &cv, max_arg);
 
     const char *method = ir_call_method(f, op);
     uint32_t recv_op = ir_call_receiver(f, op);
@@ -631,6 +638,9 @@ static AVal df_call(Interp *I, uint32_t op)
     if (cv.kind == VK_MODREF && api_camel_last(o->qual)) {
         /* an imported class: an object; a model when the code treats it like one */
         r.kind = VK_OBJECT;
+        for (uint32_t i = 0; i < nargs; i++)
+            if (args[i].kind == VK_MODULE || (args[i].flags & VF_MAYBE_MODULE))
+                r.ref = REF_MODEL_WRAPPER, r.flags |= VF_MAYBE_MODULE; /* Agent(net) */
         return r;
     }
     r.grad = max_arg >= G_POST ? max_arg : (cv.kind == VK_MODREF ? G_NONE : (max_arg ? G_MAY : G_NONE));
@@ -758,6 +768,7 @@ static AVal df_attr(Interp *I, uint32_t op)
     }
     if (((o->var != IR_NONE && I->module_vars[o->var]) || class_module) && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
         r.flags |= VF_MAYBE_MODULE;
+        if (r.ref == REF_MODEL_WRAPPER) r.ref = IR_NONE;
         if (r.kind == VK_UNKNOWN) r.kind = VK_MODULE, r.grad = G_NONE, r.pmask = 0;
     }
     return r;
@@ -861,7 +872,10 @@ static void df_store(Interp *I, uint32_t var, AVal v)
         v.flags |= VF_ZERO_DIM;
         if (v.kind == VK_UNKNOWN) v.kind = VK_TENSOR;
     }
-    if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) v.flags |= VF_MAYBE_MODULE;
+    if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) {
+        v.flags |= VF_MAYBE_MODULE;
+        if (v.ref == REF_MODEL_WRAPPER) v.ref = IR_NONE; /* `.train()`/`.parameters()` on it: a model */
+    }
     I->env[var] = v;
     /* assigning the base invalidates what we knew of its attributes */
     if (I->has_attrs[var])

@@ -18,6 +18,10 @@ typedef enum GradState {
     G_LIVE, /* carries a live graph holding saved activations on the device */
 } GradState;
 
+/* AVal.ref of an object of an imported class built around a module (`agent = Agent(net)`) and
+ * used like no module (nothing calls .parameters()/.train() on it): calling it runs the module,
+ * but what the wrapper returns (numpy actions, a detached sample) is not known to be a graph. */
+#define REF_MODEL_WRAPPER (UINT32_MAX - 1)
 #define VF_ZERO_DIM 0x001   /* a 0-dim tensor (losses, full reductions) */
 #define VF_MODEL_OUT 0x002  /* produced by calling a model (or derived from such a value) */
 #define VF_BATCH 0x004      /* an item from iterating a data loader (or unknown iterable) */
