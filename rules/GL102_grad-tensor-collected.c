@@ -165,6 +165,8 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     /* writing each time step's output into a preallocated tensor is how a decoder builds the
      * sequence its loss needs: only a step loop's writes (one per batch) are unbounded */
     if (via == VIA_INTO && l->kind != LOOP_STEP) return;
+    /* a model's decoding method collecting the steps it returns to a caller that trains on them */
+    if (l->kind == LOOP_FEEDBACK && rule_module_method_returns_graph(c, f)) return;
     const AVal *back = ff->backedge[loop] ? &ff->backedge[loop][var] : NULL;
     /* at the end of an iteration: a container's items, a grown tensor's graph; a tensor written
      * into is judged by the value written (the analysis does not track in-place writes) */

@@ -26,6 +26,10 @@
  *         x, hidden = model(x, hidden)
  * ```
  *
+ * A loop in a method of a Module class whose return value carries the graph the loop built (an
+ * autoregressive decoder that `forward()` runs in training, scheduled sampling) is left alone: the
+ * caller differentiates what it returns.
+ *
  * ## Fix safety
  * The fix wraps the loop in `with torch.no_grad():` and indents it one level (the block's own
  * indentation step; lines inside string literals are left alone). It is safe when nothing the
@@ -76,6 +80,9 @@ void rule_GL104(RuleCtx *c)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
                 if (l->kind != LOOP_FEEDBACK || l->has_backward || !ir_loop_contains(f, v->carried, i)) continue;
+                /* a model's own method that returns what the loop decoded, graph and all (an
+                 * autoregressive decoder that forward() uses in training): the caller trains on it */
+                if (rule_module_method_returns_graph(c, f)) continue;
                 const char *name = rule_text(c, f, a);
                 Diag *d = rule_report(c, o->span, SEV_ERROR,
                                       "the loop at line %u feeds the model's output back into it ('%s') without "

@@ -77,6 +77,10 @@ const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op);
  * (forward runs every step), or in a function called from a step loop. *loop gets the loop that
  * makes it so (IR_NONE for the called-function case). */
 bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop);
+/* Whether f is a method of a Module class that returns a value carrying a graph its own model
+ * calls made (an autoregressive decoder the subclasses' forward() runs in training): a feedback
+ * loop in it builds what the caller trains on (GL102, GL104). */
+bool rule_module_method_returns_graph(RuleCtx *c, const IrFunc *f);
 /* How a rule words a call that runs every step (GL301, GL302). */
 typedef struct PerStepText {
     const char *call;     /* "gc.collect()" */

@@ -254,6 +254,15 @@ static bool rule__rare_path(RuleCtx *ctx, const IrFunc *f, uint32_t op)
     return false;
 }
 
+bool rule_module_method_returns_graph(RuleCtx *c, const IrFunc *f)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    uint8_t g = GL_MAX(ff->ret.grad, ff->ret.elem);
+    if (!ir_func_in_module_class(c->m, f)) return false;
+    /* "maybe" from what it computes, not only from what it was given */
+    return g == G_LIVE || (g == G_MAY && ((ff->ret.flags & VF_MODEL_OUT) || !ff->ret.pmask));
+}
+
 bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop)
 {
     *loop = IR_NONE;

@@ -664,35 +664,35 @@ static void df__note_tuple_return(Interp *I, uint32_t vop)
     FuncFacts *ff = I->ff;
     if (ff->ret_tuple == 0xff) return;
     const IrOp *b = vop != IR_NONE ? OP(I, vop) : NULL;
-    if (!b || b->kind != IR_BUILD || b->aux != BUILD_TUPLE || b->nargs == 0 || b->nargs > 8 ||
+    if (!b || b->kind != IR_BUILD || b->aux != BUILD_TUPLE || b->nargs == 0 || b->nargs > 16 ||
         (ff->ret_tuple && ff->ret_tuple != b->nargs)) {
         ff->ret_tuple = 0xff;
         return;
     }
-    uint8_t plain = 0, zero = 0, weak = 0;
+    uint16_t plain = 0, zero = 0, weak = 0;
     for (uint32_t k = 0; k < b->nargs; k++) {
         AVal e = val_of(I, I->f->args.items[b->args + k]);
         bool own = !e.pmask && !e.cmask && e.kind != VK_MODULE;
-        if (e.grad == G_NONE && e.elem == G_NONE && own) plain |= (uint8_t)(1u << k);
+        if (e.grad == G_NONE && e.elem == G_NONE && own) plain |= (uint16_t)(1u << k);
         /* an attribute of an object that is no tensor (`milp.model.ObjVal`) is its own even when the
          * object came from the arguments */
         uint32_t eop = I->f->args.items[b->args + k];
         bool attr = OP(I, eop)->kind == IR_ATTR && !e.cmask && e.kind == VK_UNKNOWN;
         if (e.grad <= G_MAY && e.elem <= G_MAY && (own || attr) && e.kind != VK_TENSOR && e.kind != VK_CONTAINER &&
             e.kind != VK_MODULE && !(e.flags & (VF_MODEL_OUT | VF_ZERO_DIM)))
-            weak |= (uint8_t)(1u << k);
-        if (e.flags & VF_ZERO_DIM) zero |= (uint8_t)(1u << k);
+            weak |= (uint16_t)(1u << k);
+        if (e.flags & VF_ZERO_DIM) zero |= (uint16_t)(1u << k);
     }
-    ff->ret_plain = ff->ret_tuple ? (uint8_t)(ff->ret_plain & plain) : plain;
-    ff->ret_weak = ff->ret_tuple ? (uint8_t)(ff->ret_weak & weak) : weak;
-    ff->ret_zero = ff->ret_tuple ? (uint8_t)(ff->ret_zero & zero) : zero;
+    ff->ret_plain = ff->ret_tuple ? (uint16_t)(ff->ret_plain & plain) : plain;
+    ff->ret_weak = ff->ret_tuple ? (uint16_t)(ff->ret_weak & weak) : weak;
+    ff->ret_zero = ff->ret_tuple ? (uint16_t)(ff->ret_zero & zero) : zero;
     ff->ret_tuple = (uint8_t)b->nargs;
 }
 
 /* Is element k of what call op returns a 0-dim tensor (see df__note_tuple_return)? */
 static bool df__zero_dim_tuple_element(Interp *I, uint32_t op, uint32_t k)
 {
-    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return false;
+    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 16) return false;
     uint32_t t = df_call_target(I->m, I->fx, I->f, op);
     if (t == IR_NONE || t == I->f->index) return false;
     const FuncFacts *cf = &I->fx->funcs[t];
@@ -702,7 +702,7 @@ static bool df__zero_dim_tuple_element(Interp *I, uint32_t op, uint32_t k)
 /* Is element k of what call op returns plain (see df__note_tuple_return)? 2: at most "maybe" */
 static int df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
 {
-    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return 0;
+    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 16) return 0;
     uint32_t t = df_call_target(I->m, I->fx, I->f, op);
     if (t == IR_NONE || t == I->f->index) return 0;
     const FuncFacts *cf = &I->fx->funcs[t];

@@ -63,12 +63,12 @@ typedef struct FuncFacts {
     AVal ret;           /* join of returned values */
     uint8_t analysed, in_progress, runs_per_step;
     uint8_t calls_zero_grad; /* resets .grad somewhere (zero_grad(), p.grad = None) */
-    uint8_t ret_tuple;  /* 0: no return seen; n: every return is a tuple display of n (<= 8)
+    uint8_t ret_tuple;  /* 0: no return seen; n: every return is a tuple display of n (<= 16)
                          * elements; 0xff: otherwise */
-    uint8_t ret_plain;  /* bit k: element k of every returned tuple carries no graph whatever the
+    uint16_t ret_plain;  /* bit k: element k of every returned tuple carries no graph whatever the
                          * arguments (`return output, loss.item()`) */
-    uint8_t ret_zero;   /* bit k: element k of every returned tuple is a 0-dim tensor */
-    uint8_t ret_weak;   /* bit k: element k of every returned tuple is no tensor gradleak knows of
+    uint16_t ret_zero;  /* bit k: element k of every returned tuple is a 0-dim tensor */
+    uint16_t ret_weak;  /* bit k: element k of every returned tuple is no tensor gradleak knows of
                          * and comes from no parameter (`solver.model.ObjVal`): not a graph */
     uint8_t trains;     /* calls backward() or steps an optimizer, itself or in a function it calls:
                          * a loop that calls it is a step loop (`for b in loader: train_step(b)`) */
