@@ -10,7 +10,10 @@
  * `self.history.append(loss)` in a method that runs once per training step (one that a step loop
  * calls, or Lightning's `training_step`) when the method does not start the list again: the object
  * outlives every call. For `metrics[key] += value`, only `value` counts: the element already held
- * was reported where its graph came in.
+ * was reported where its graph came in. A single value kept in an attribute of a plain object or
+ * in a global from one iteration to the next (`self.recent = emb`) is a warning when it keeps the
+ * activations: nothing differentiates it later in the iteration. After a backward only one step's
+ * host-side nodes stay until the next store (`self.loss = loss; self.loss.backward()`): not flagged.
  *
  * ## Why is this bad?
  * Every stored tensor keeps its whole graph, and with it the saved activations of its iteration,
@@ -247,6 +250,11 @@ static void plain_store(RuleCtx *c, const IrFunc *f, uint32_t i)
     uint32_t loop = df_outliving_loop(f, &outer, ir_op_loop(f, i), true);
     if (loop == IR_NONE) return;
     const IrLoop *l = &f->loops.items[loop];
+    /* one step's graph after its backward (`self.loss = loss` ... `self.loss.backward()`): the
+     * activations are freed and the next store drops the rest; nothing grows */
+    if (v->grad == G_POST) return;
+    for (uint32_t k = i + 1; k < l->end; k++)
+        if (ff->reached[k] && df_is_backward_call(f, k)) return;
     const char *name = f->vars.items[o->var].name;
     const char *vt = rule_text(c, f, valop);
     Diag *d = rule_report(c, o->span, SEV_WARNING,
