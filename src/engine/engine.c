@@ -93,8 +93,10 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
     out->exports = ARENA_NEW_N(&out->arena, ExportedFunc, m->funcs.len ? m->funcs.len : 1);
     for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
         ExportedFunc *e = &out->exports[out->n_exports];
-        if (!df_export_summary(fx, fi, &e->summary)) continue;
-        e->name = arena_strdup(&out->arena, m->funcs.items[fi]->name);
+        /* C++: free functions and methods under their C++ names ("::ns::Class::method") */
+        const char *key = m->funcs.items[fi]->cxx_key;
+        if (key ? !df_export_cxx(fx, fi, &e->summary) : !df_export_summary(fx, fi, &e->summary)) continue;
+        e->name = arena_strdup(&out->arena, key ? key : m->funcs.items[fi]->name);
         out->n_exports++;
     }
     StrMap seen;

@@ -309,6 +309,14 @@ static void project__index(Project *p)
         if (!f) continue;
         const char *end = f->stem + strlen(f->stem);
         for (uint32_t k = 0; k < f->n_exports; k++) {
+            if (f->exports[k].name[0] == ':') {
+                /* C++ ("::ns::Class::method"): one name for the whole program, wherever it lies */
+                const char *name = f->exports[k].name;
+                ProjEntry e = {i, k, strmap_get(&p->by_name, name, strlen(name))};
+                array_push(&p->entries, e);
+                strmap_put(&p->by_name, name, strlen(name), p->entries.len - 1);
+                continue;
+            }
             for (const char *s = end; s > f->stem;) {
                 while (s > f->stem && s[-1] != '/') s--; /* back to the start of a component */
                 sb_clear(&key);
@@ -416,6 +424,8 @@ static bool project__informative(const ExternSummary *s, const ImportedCall *c)
     if (s->kind == VK_MODULE || s->kind == VK_OPTIM || s->kind == VK_LOADER) return true;
     if (s->cmask && c->module_arg) return true;
     if (!c->graph_arg) return false;
+    /* a C++ method: its summary replaces what its name alone suggested (`buf.add(v)`: a set's add) */
+    if (c->qual[0] == ':') return true;
     /* a graph goes in: unless the result is derived from the arguments alone, it is cut (a sanitizer) */
     return !(s->grad == G_MAY && s->pmask && !s->flags && s->kind == VK_UNKNOWN);
 }

@@ -303,6 +303,25 @@ static AVal df_call(Interp *I, uint32_t op)
         return df__call_local(I, op, cv.ref, pos, np);
     }
     if (cv.kind == VK_MODREF && callee && df__call_extern(I, op, callee->qual, args, nargs, &r)) return r;
+    /* a C++ method of a class whose definition is in another file of the run (callee qual
+     * "::ns::Class::method"): its summary, the object as its first argument; without one, as any
+     * method below */
+    if (callee && callee->kind == IR_ATTR && callee->qual && callee->qual[0] == ':' && I->fx->ext) {
+        const ExternSummary *s = I->fx->ext(I->fx->ext_ctx, callee->qual);
+        if (s) {
+            AVal ret = aval(s->kind, s->grad, op);
+            ret.elem = s->elem;
+            ret.flags = s->flags;
+            ret.pmask = s->pmask;
+            ret.cmask = s->cmask;
+            AVal pos[16];
+            uint32_t np = 0;
+            pos[np++] = val_of(I, ir_call_receiver(f, op));
+            for (uint32_t i = 0; i < nargs && np < 16; i++)
+                if (!f->kw.items[o->args + i]) pos[np++] = args[i];
+            return df__apply_summary(I, op, &ret, pos, np);
+        }
+    }
     if (cv.kind == VK_CLASS) {
         r.kind = df__class_is_module(I->m, cv.ref) ? VK_MODULE : VK_OBJECT;
         r.ref = cv.ref;
@@ -1408,6 +1427,7 @@ bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
     const FuncFacts *ff = &fx->funcs[fi];
     if (f->cls != IR_NONE || f->is_lambda || f->parent != 0 || !ff->analysed) return false;
     if (ff->ret.flags & VF_UNSET) return false; /* never returns */
+    memset(out, 0, sizeof *out);
     out->kind = ff->ret.kind;
     out->grad = ff->ret.grad;
     out->elem = ff->ret.elem;
@@ -1417,6 +1437,117 @@ bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
     out->cmask = ff->ret.cmask;
     out->nparams = (uint8_t)GL_MIN(f->nparams, 255);
     return true;
+}
+
+/* Is op `self.<attr>` (an attribute of method f's first parameter)? Its name, else NULL. */
+static const char *df__self_attr(const IrFunc *f, uint32_t op, uint32_t self_var)
+{
+    if (op == IR_NONE || op >= f->ops.len) return NULL;
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_ATTR || o->a == IR_NONE || !o->name) return NULL;
+    const IrOp *b = &f->ops.items[o->a];
+    return b->kind == IR_LOAD && b->var == self_var ? o->name : NULL;
+}
+
+void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, uint32_t *acc_at, uint32_t *coll_at)
+{
+    *acc = *coll = 0;
+    *acc_at = *coll_at = IR_NONE;
+    const IrModule *m = fx->m;
+    if (fi >= m->funcs.len) return;
+    const IrFunc *f = m->funcs.items[fi];
+    const FuncFacts *ff = &fx->funcs[fi];
+    uint32_t self_op = ir_first_param(f);
+    if (!ff->analysed || f->cls == IR_NONE || self_op == IR_NONE) return;
+    uint32_t self_var = f->ops.items[self_op].var;
+    /* parameters rebound in the method (`v = v.item()`) are not what reaches the member */
+    uint16_t rebound = 0;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_STORE || o->var >= f->vars.len || !f->vars.items[o->var].is_param) continue;
+        if (o->a != IR_NONE && f->ops.items[o->a].kind == IR_PARAM) continue;
+        for (uint32_t k = 0; k < f->ops.len; k++)
+            if (f->ops.items[k].kind == IR_PARAM && f->ops.items[k].var == o->var && f->ops.items[k].aux < 16)
+                rebound |= (uint16_t)(1u << f->ops.items[k].aux);
+    }
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (!ff->reached[i]) continue;
+        if (o->kind == IR_SET_ATTR && o->b != IR_NONE && o->a != IR_NONE) {
+            /* self.x = <binop on self.x and a parameter>: `sum_ += v`, `sum_ = sum_ + v` */
+            const IrOp *v = &f->ops.items[o->b];
+            const IrOp *base = &f->ops.items[o->a];
+            if (base->kind != IR_LOAD || base->var != self_var || v->kind != IR_BINOP || v->b == IR_NONE) continue;
+            const char *lhs = df__self_attr(f, v->a, self_var);
+            if (!lhs || !o->name || strcmp(lhs, o->name) != 0) continue;
+            uint16_t pm = (uint16_t)(ff->val[v->b].pmask & ~rebound);
+            if (ff->val[v->b].kind == VK_CONTAINER || ff->val[v->b].kind == VK_SCALAR) continue;
+            for (uint32_t k = 1; k < 9; k++)
+                if (pm & (1u << k)) {
+                    *acc |= (uint8_t)(1u << (k - 1));
+                    if (*acc_at == IR_NONE) *acc_at = i;
+                }
+            continue;
+        }
+        if (o->kind != IR_CALL) continue;
+        const char *mname = ir_call_method(f, i);
+        const char *attr = mname ? df__self_attr(f, ir_call_receiver(f, i), self_var) : NULL;
+        if (!attr || (strcmp(mname, "append") && strcmp(mname, "extend") && strcmp(mname, "insert"))) continue;
+        /* started again in the method (`items_.clear()`, `items_ = {}`): bounded per call */
+        bool reset = false;
+        for (uint32_t k = 0; k < f->ops.len && !reset; k++) {
+            const IrOp *q = &f->ops.items[k];
+            if (!ff->reached[k]) continue;
+            if (q->kind == IR_SET_ATTR && q->name && !strcmp(q->name, attr) && q->a != IR_NONE &&
+                f->ops.items[q->a].kind == IR_LOAD && f->ops.items[q->a].var == self_var)
+                reset = true;
+            const char *qm = q->kind == IR_CALL ? ir_call_method(f, k) : NULL;
+            const char *qa = qm ? df__self_attr(f, ir_call_receiver(f, k), self_var) : NULL;
+            if (qa && !strcmp(qa, attr) && (!strcmp(qm, "clear") || !strcmp(qm, "pop") || !strcmp(qm, "resize")))
+                reset = true;
+        }
+        if (reset) continue;
+        for (uint32_t a = 0; a < o->nargs; a++) {
+            if (f->kw.items[o->args + a]) continue;
+            const AVal *av = &ff->val[f->args.items[o->args + a]];
+            if (av->kind == VK_SCALAR) continue;
+            uint16_t pm = (uint16_t)(av->pmask & ~rebound);
+            for (uint32_t k = 1; k < 9; k++)
+                if (pm & (1u << k)) {
+                    *coll |= (uint8_t)(1u << (k - 1));
+                    if (*coll_at == IR_NONE) *coll_at = i;
+                }
+        }
+    }
+}
+
+bool df_export_cxx(const Facts *fx, uint32_t fi, ExternSummary *out)
+{
+    const IrModule *m = fx->m;
+    if (fi >= m->funcs.len || !m->funcs.items[fi]->cxx_key) return false;
+    const FuncFacts *ff = &fx->funcs[fi];
+    if (!ff->analysed) return false;
+    memset(out, 0, sizeof *out);
+    if (!(ff->ret.flags & VF_UNSET)) {
+        out->kind = ff->ret.kind;
+        out->grad = ff->ret.grad;
+        out->elem = ff->ret.elem;
+        out->flags = ff->ret.flags & (VF_ZERO_DIM | VF_MODEL_OUT | VF_LOSSMOD | VF_NOREDUCE);
+        out->pmask = ff->ret.pmask;
+        out->cmask = ff->ret.cmask;
+    }
+    out->nparams = (uint8_t)GL_MIN(m->funcs.items[fi]->nparams, 255);
+    uint32_t a1, a2;
+    df_method_keeps(fx, fi, &out->keep_acc, &out->keep_coll, &a1, &a2);
+    return true;
+}
+
+const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_CALL || o->a == IR_NONE || !fx->ext) return NULL;
+    const char *q = f->ops.items[o->a].qual;
+    return q && q[0] == ':' ? fx->ext(fx->ext_ctx, q) : NULL;
 }
 
 void df_facts_free(Facts *f)

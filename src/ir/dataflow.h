@@ -90,6 +90,11 @@ typedef struct ExternSummary {
     uint8_t kind, grad, elem, nparams;
     uint16_t flags, pmask;
     uint8_t cmask;
+    uint8_t keep_acc;  /* C++ methods: bit k, positional argument k is added into a member of the
+                        * object (`sum_ += v`): the object accumulates what it is given */
+    uint8_t keep_coll; /* bit k, positional argument k is appended to a member container
+                        * (`items_.push_back(v)`) that the method never starts again */
+    uint8_t pad_;      /* zero: summaries are compared with memcmp */
 } ExternSummary;
 
 /* Finds the summary of an imported function by the dotted name the call resolved to ("utils.f";
@@ -110,6 +115,17 @@ void df_analyse(const IrModule *m, Facts *out);
 /* The summary of top-level function fi, for other files; false for methods, nested functions and
  * functions whose analysis did not finish. */
 bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out);
+/* The summary of C++ function fi (a free function or a method, out of line or not) under its C++
+ * name (IrFunc.cxx_key), with what a method keeps of its arguments; false when its analysis did not
+ * finish. */
+bool df_export_cxx(const Facts *fx, uint32_t fi, ExternSummary *out);
+/* Which positional arguments (bit k: argument k, self not counted) method fi adds into a member of
+ * self (*acc) or appends to a member container of self that it never starts again (*coll); *acc_at
+ * and *coll_at get the op of the first such accumulation and append (IR_NONE when none). */
+void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, uint32_t *acc_at, uint32_t *coll_at);
+/* The summary of another C++ file's function that call op runs (its callee names a C++ function or
+ * method whose definition is not in this file: IrOp.qual "::ns::Class::method"), or NULL. */
+const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t op);
 void df_facts_free(Facts *f);
 
 /* Queries for the rules. */

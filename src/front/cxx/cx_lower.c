@@ -579,6 +579,8 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
     }
     bool has_self = is_method && !is_static;
     IrFunc *f = ir_build_func_begin(&L->B, nm, name_sp, is_static ? IR_NONE : cls, has_self);
+    /* the name the calls of other files reach it by (not for the shadow: its names are made up) */
+    if (!synth && !L->shadow && (k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod)) f->cxx_key = cx_extern_key(L, c);
     uint32_t pos = 0;
     if (has_self) cx__param(L, "self", NULL, pos++, name_sp);
     if (has_self && L->shadow && !synth) cx__shadow_members(L, c, name_sp);
@@ -633,6 +635,11 @@ static void cx__field_inits(Lower *L, uint32_t class_ctx, Span sp, Schedule *s)
         TyInfo ti = cx_classify(L, cx_A->clang_getCursorType(fd));
         if (has) sched(s, W_EXPR, init, fs, 1);
         else if (ti.cls == TY_MODULE || ti.cls == TY_OPTIM || ti.cls == TY_LOADER || ti.cls == TY_CONTAINER) {
+            Work *x = sched_act(s, A_COERCE, fd, fs, 0, 0);
+            x->vbase = L->tyinfo.len;
+            array_push(&L->tyinfo, ti);
+        } else if ((ti.local = cx_local_class(L, cx_A->clang_getCursorType(fd))) != NULL) {
+            /* a member object of a class of this file (a trainer's RolloutBuffer buffer_;) */
             Work *x = sched_act(s, A_COERCE, fd, fs, 0, 0);
             x->vbase = L->tyinfo.len;
             array_push(&L->tyinfo, ti);
@@ -807,6 +814,16 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
         break;
     }
     case A_UNPACK: push_val(L, ir_build_op2(B, IR_UNPACK, w->aux, IR_NONE, w->aux2, w->span)); break;
+    case A_NEW_OBJECT: {
+        /* Meter m(args): a call of the class with the constructor's arguments */
+        uint32_t nv = B->vals.len > w->vbase ? B->vals.len - w->vbase : 0;
+        uint32_t callee = cx_load(L, w->span, L->tyinfo.items[w->aux].local, NULL);
+        uint32_t op = ir_build_call(B, callee, NULL, w->span);
+        for (uint32_t i = 0; i < nv; i++) ir_build_arg(B, op, B->vals.items[w->vbase + i], NULL);
+        B->vals.len = w->vbase;
+        push_val(L, op);
+        break;
+    }
     }
 }
 
