@@ -112,6 +112,7 @@ static uint64_t run__ext_key(const LintOptions *o, const Project *p, uint32_t i)
         if (s) {
             b[0] = 1, b[1] = s->kind, b[2] = s->grad, b[3] = s->elem, b[4] = s->nparams;
             memcpy(b + 5, &s->flags, 2), memcpy(b + 7, &s->pmask, 2), b[9] = s->cmask;
+            b[10] = s->keep_acc, b[11] = s->keep_coll;
         }
         h = cache_hash64(calls[k].qual, strlen(calls[k].qual), h);
         h = cache_hash64(b, sizeof b, h);

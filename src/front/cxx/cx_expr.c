@@ -219,8 +219,10 @@ const char *cx_extern_key(Lower *L, CXCursor decl)
     if (k == CXCursor_CXXMethod) {
         if (cx_A->clang_CXXMethod_isStatic(decl)) return NULL;
         /* methods of modules are model calls, of tensors and containers the library's */
-        TyInfo owner = cx_classify(L, cx_A->clang_getCursorType(cx_A->clang_getCursorSemanticParent(decl)));
-        if (owner.cls != TY_OTHER) return NULL;
+        CXCursor cls = cx_A->clang_getCursorSemanticParent(decl);
+        TyInfo owner = cx_classify(L, cx_A->clang_getCursorType(cls));
+        /* a class of this file has its methods here (a class declared in a .cpp is that file's own) */
+        if (owner.cls != TY_OTHER || cx_is_main(cls)) return NULL;
     } else if (k != CXCursor_FunctionDecl) {
         return NULL;
     }
@@ -234,10 +236,20 @@ const char *cx_extern_key(Lower *L, CXCursor decl)
 
 /* Emits the construction of a module/optimizer/loader of type ti: a call of the local class (so
  * its methods are known) or of the torch class by name. */
+uint32_t cx_class_ref(Lower *L, const char *name, Span sp)
+{
+    /* the class itself, not its name: a constructor's fields are analysed before the file's top
+     * level binds the class names */
+    uint32_t ci = strmap_get(&L->class_index, name, strlen(name));
+    if (ci == UINT32_MAX) return cx_load(L, sp, name, NULL);
+    return ir_build_define(&L->B, IR_NONE - 1 - ci, "class", sp);
+}
+
 uint32_t cx_construct(Lower *L, const TyInfo *ti, Span sp)
 {
     uint32_t callee;
-    if (ti->local) callee = cx_load(L, sp, ti->local, NULL);
+    if (ti->local && ti->cls == TY_OTHER) callee = cx_class_ref(L, ti->local, sp);
+    else if (ti->local) callee = cx_load(L, sp, ti->local, NULL);
     else callee = cx_load(L, sp, "torch", ti->qual ? ti->qual : "torch.nn.Module");
     return ir_build_call(&L->B, callee, op_at(L, callee)->qual, sp);
 }

@@ -150,6 +150,8 @@ uint32_t cx_scalar(Lower *L, uint32_t v, Span sp);
  * references, pointers and smart pointers), when it is no module, optimizer, loader, tensor or
  * container; else NULL. */
 const char *cx_local_class(Lower *L, CXType t);
+/* The value of class `name` of this file (its definition), for a call that makes an object. */
+uint32_t cx_class_ref(Lower *L, const char *name, Span sp);
 /* "::ns::Class::method" / "::ns::f": the name other files' summaries give a function of the project
  * (not of the C++ library, LibTorch or CUDA), or NULL. */
 const char *cx_extern_key(Lower *L, CXCursor decl);

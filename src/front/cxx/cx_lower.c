@@ -597,6 +597,13 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
                           : ti.cls == TY_OPTIM ? "torch.optim.Optimizer"
                           : ti.cls == TY_LOADER ? "torch.utils.data.DataLoader" : NULL;
             cx__param(L, pn, q, pos++, cx_span_of(L, p, name_sp));
+            /* an object of a class of this file (`Storage& storage`): one, so its methods are known */
+            const char *local = ti.cls == TY_OTHER ? cx_local_class(L, cx_A->clang_getCursorType(p)) : NULL;
+            if (local) {
+                Span ps = cx_span_of(L, p, name_sp);
+                uint32_t obj = ir_build_call(&L->B, cx_class_ref(L, local, ps), NULL, ps);
+                ir_build_store(&L->B, pn, strlen(pn), obj, ps);
+            }
         }
         f->nparams = pos;
         /* a constructor: fields first (their default initializers), then the member initializers */
@@ -817,7 +824,7 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
     case A_NEW_OBJECT: {
         /* Meter m(args): a call of the class with the constructor's arguments */
         uint32_t nv = B->vals.len > w->vbase ? B->vals.len - w->vbase : 0;
-        uint32_t callee = cx_load(L, w->span, L->tyinfo.items[w->aux].local, NULL);
+        uint32_t callee = cx_class_ref(L, L->tyinfo.items[w->aux].local, w->span);
         uint32_t op = ir_build_call(B, callee, NULL, w->span);
         for (uint32_t i = 0; i < nv; i++) ir_build_arg(B, op, B->vals.items[w->vbase + i], NULL);
         B->vals.len = w->vbase;
