@@ -983,8 +983,9 @@ void cx_target(Lower *L, const Work *w, Schedule *s)
         sched_act(s, A_SET_ITEM, c, sp, value, 0);
         return;
     }
-    if (k == CXCursor_CallExpr && cx__std_fn(L, cx__call_decl(L, c), "tie")) {
-        /* std::tie(a, b) = f(): each name gets an element */
+    if (k == CXCursor_CallExpr && (cx__std_fn(L, cx__call_decl(L, c), "tie") ||
+                                   cx__std_fn(L, cx__call_decl(L, c), "forward_as_tuple"))) {
+        /* std::tie(a, b) = f(), std::forward_as_tuple(a, b) = f(): each name gets an element */
         uint32_t first = cx_children(L, c);
         uint32_t idx = 0;
         for (uint32_t i = first + 1; i < L->kids.len; i++) {

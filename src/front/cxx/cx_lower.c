@@ -201,8 +201,23 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
         sched_act(s, A_SCOPE_END, c, sp, 0, 0);
         break;
     case CXCursor_DeclStmt:
-        for (uint32_t i = 0; i < n; i++)
-            if (cx_A->clang_getCursorKind(kids[i]) == CXCursor_VarDecl) sched(s, W_VARDECL, kids[i], sp, d);
+        for (uint32_t i = 0; i < n; i++) {
+            if (cx_A->clang_getCursorKind(kids[i]) == CXCursor_VarDecl) {
+                sched(s, W_VARDECL, kids[i], sp, d);
+            } else if (cx_A->clang_getCursorKind(kids[i]) == CXCursor_UnexposedDecl) {
+                /* a structured binding `auto [y, state] = lstm->forward(x, state);`: its initializer,
+                 * then each name gets an element */
+                uint32_t f2 = cx_children(L, kids[i]);
+                CXCursor init = kids[i];
+                bool has = false;
+                for (uint32_t j = f2; j < L->kids.len; j++)
+                    if (cx_is_expr(L->kids.items[j])) init = L->kids.items[j], has = true;
+                L->kids.len = f2;
+                if (!has) continue;
+                sched(s, W_EXPR, init, sp, d);
+                sched_act(s, A_BINDINGS, kids[i], sp, 0, 0);
+            }
+        }
         break;
     case CXCursor_VarDecl:
         sched(s, W_VARDECL, c, sp, d);
@@ -308,6 +323,7 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
         sched(s, W_EXPR, range, sp, d);
         sched_act(s, A_FOR_BEGIN, c, hs, 0, 0);
         if (cx_A->clang_getCursorKind(var) == CXCursor_VarDecl) sched_act(s, A_STORE_VAR, var, hs, IR_F_TARGET, 0);
+        else if (cx_A->clang_getCursorKind(var) == CXCursor_UnexposedDecl) sched_act(s, A_BINDINGS, var, hs, 0, 0);
         else sched_act(s, A_POP, c, sp, 0, 0);
         sched(s, W_STMT, body, sp, d);
         sched_act(s, A_END_LOOP, c, sp, 0, 0);
@@ -821,6 +837,21 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
         break;
     }
     case A_UNPACK: push_val(L, ir_build_op2(B, IR_UNPACK, w->aux, IR_NONE, w->aux2, w->span)); break;
+    case A_BINDINGS: {
+        /* `auto [a, b] = v` (and in a range for): a = v[0], b = v[1], as Python's a, b = v */
+        uint32_t v = pop_val(L);
+        uint32_t first = cx_children(L, w->c);
+        uint32_t idx = 0;
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            CXCursor b = L->kids.items[i];
+            if (cx_A->clang_getCursorKind(b) != CXCursor_UnexposedDecl) continue;
+            const char *name = cx_spelling(L, b);
+            uint32_t u = ir_build_op2(B, IR_UNPACK, v, IR_NONE, idx++, w->span);
+            if (name[0]) ir_build_store(B, name, strlen(name), u, cx_span_of(L, b, w->span));
+        }
+        L->kids.len = first;
+        break;
+    }
     case A_NEW_OBJECT: {
         /* Meter m(args): a call of the class with the constructor's arguments */
         uint32_t nv = B->vals.len > w->vbase ? B->vals.len - w->vbase : 0;
