@@ -1537,6 +1537,7 @@ bool df_export_cxx(const Facts *fx, uint32_t fi, ExternSummary *out)
         out->cmask = ff->ret.cmask;
     }
     out->nparams = (uint8_t)GL_MIN(m->funcs.items[fi]->nparams, 255);
+    out->trains = ff->trains != 0;
     uint32_t a1, a2;
     df_method_keeps(fx, fi, &out->keep_acc, &out->keep_coll, &a1, &a2);
     return true;

@@ -94,12 +94,17 @@ typedef struct ExternSummary {
                         * object (`sum_ += v`): the object accumulates what it is given */
     uint8_t keep_coll; /* bit k, positional argument k is appended to a member container
                         * (`items_.push_back(v)`) that the method never starts again */
-    uint8_t pad_;      /* zero: summaries are compared with memcmp */
+    uint8_t trains;    /* C++: calls backward() or steps an optimizer (FuncFacts.trains): a loop that
+                        * calls it is a step loop */
 } ExternSummary;
 
 /* Finds the summary of an imported function by the dotted name the call resolved to ("utils.f";
  * ".utils.f" keeps the dots of a relative import). NULL when nothing is known. */
 typedef const ExternSummary *(*ExternLookup)(void *ctx, const char *qual);
+
+/* Does some other file of the run call the C++ function it knows as name ("::ns::Class::method")
+ * from a training loop, once per step (cross-file summaries, the other way)? */
+typedef bool (*ExternPerStep)(void *ctx, const char *name);
 
 typedef struct Facts {
     const IrModule *m;
@@ -107,6 +112,7 @@ typedef struct Facts {
     ClassFacts *classes;
     ExternLookup ext; /* optional: summaries of functions in other files */
     void *ext_ctx;
+    ExternPerStep ext_per_step; /* optional (C++): this file's functions that other files call each step */
 } Facts;
 
 /* Runs the whole analysis over m. Memory lives in m->arena. out->ext and out->ext_ctx are read

@@ -16,3 +16,11 @@ void fit(torch::nn::Sequential net, torch::optim::Adam& optimizer, const std::ve
     error_sum += batch_error(pred, batch);  // ok: a double from another file
   }
 }
+
+#include "learner.h"
+
+float run_learner(Learner& learner, const std::vector<torch::Tensor>& batches) {
+  float last = 0;
+  for (const auto& batch : batches) last = learner.train_step(batch);
+  return last + learner.final_check(batches.front());
+}
