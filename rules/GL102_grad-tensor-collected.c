@@ -10,7 +10,9 @@
  * `self.history.append(loss)` in a method that runs once per training step (one that a step loop
  * calls, or Lightning's `training_step`) when the method does not start the list again: the object
  * outlives every call. For `metrics[key] += value`, only `value` counts: the element already held
- * was reported where its graph came in.
+ * was reported where its graph came in. In C++, also `buffer.add(logp);` in such a loop on an object
+ * that outlives it, when the method (of a class of the file, or defined in another file of the run)
+ * appends its argument to a member container that it never starts again: reported at the call.
  *
  * ## Why is this bad?
  * Every stored tensor keeps its whole graph, and with it the saved activations of its iteration,
