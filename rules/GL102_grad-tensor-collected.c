@@ -336,9 +336,10 @@ static void object_collections(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
             if (f->kw.items[o->args + k]) continue;
             uint32_t aop = f->args.items[o->args + k];
             const AVal *a = &ff->val[aop];
-            if (!(coll & (1u << pos++)) || a->kind == VK_CONTAINER || a->grad < G_POST) continue;
+            uint8_t g = GL_MAX(a->grad, a->elem); /* a tensor, or a struct of tensors (`result`) */
+            if (!(coll & (1u << pos++)) || g < G_POST) continue;
             const IrLoop *l = &f->loops.items[loop];
-            bool live = a->grad == G_LIVE;
+            bool live = g == G_LIVE;
             const char *objtext = rule_text(c, f, r), *argtext = rule_text(c, f, aop);
             const char *where = t != IR_NONE
                                     ? arena_printf(c->arena, "'%s' (line %u)", rule_func_name(c, c->m->funcs.items[t]->qualname),
@@ -347,14 +348,14 @@ static void object_collections(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
                                                    f->ops.items[o->a].qual + 2);
             Diag *d = rule_report(c, o->span, live ? SEV_ERROR : SEV_WARNING,
                                   "'%s' collects tensors that carry an autograd graph: '%s' is passed to %s, which "
-                                  "appends it to a member of '%s', which lives across the %s loop at line %u; %s",
+                                  "stores it in a member of '%s', which lives across the %s loop at line %u; %s",
                                   objtext, argtext, where, objtext, df_loop_kind_name(l->kind), rule_line(l->span),
                                   live ? "every step's activations stay on the device"
                                        : "backward() freed the activations, but the graph's nodes pile up on the host");
             d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;
             d->loop_line = rule_line(l->span);
             if (t != IR_NONE)
-                rule_related(c, d, c->m->funcs.items[t]->ops.items[coll_at].span, "the value is appended here");
+                rule_related(c, d, c->m->funcs.items[t]->ops.items[coll_at].span, "the value is stored here");
             if (a->src != IR_NONE && a->src < f->ops.len)
                 rule_related(c, d, f->ops.items[a->src].span, "the graph comes from '%s'", rule_text(c, f, a->src));
             rule_related(c, d, l->span, "'%s' lives across this %s loop", objtext, df_loop_kind_name(l->kind));

@@ -1449,6 +1449,24 @@ static const char *df__self_attr(const IrFunc *f, uint32_t op, uint32_t self_var
     return b->kind == IR_LOAD && b->var == self_var ? o->name : NULL;
 }
 
+/* The tensor a view is taken of: `buf_.select(1, i)`, `buf_[i]`, `buf_.narrow(...)` -> `buf_`. */
+static uint32_t df__view_base(const IrFunc *f, uint32_t op)
+{
+    for (int guard = 0; guard < 8 && op != IR_NONE && op < f->ops.len; guard++) {
+        const IrOp *o = &f->ops.items[op];
+        if (o->kind == IR_ITEM) { op = o->a; continue; }
+        const char *m = o->kind == IR_CALL ? ir_call_method(f, op) : NULL;
+        if (m && (!strcmp(m, "select") || !strcmp(m, "narrow") || !strcmp(m, "slice") || !strcmp(m, "index") ||
+                  !strcmp(m, "view") || !strcmp(m, "reshape") || !strcmp(m, "flatten") || !strcmp(m, "squeeze") ||
+                  !strcmp(m, "unsqueeze") || !strcmp(m, "transpose") || !strcmp(m, "diagonal"))) {
+            op = ir_call_receiver(f, op);
+            continue;
+        }
+        break;
+    }
+    return op;
+}
+
 void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, uint32_t *acc_at, uint32_t *coll_at)
 {
     *acc = *coll = 0;
@@ -1486,6 +1504,30 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
                 if (pm & (1u << k)) {
                     *acc |= (uint8_t)(1u << (k - 1));
                     if (*acc_at == IR_NONE) *acc_at = i;
+                }
+            continue;
+        }
+        /* written into a member tensor: `buf_[i] = v`, `buf_.index_put_({i}, v)`,
+         * `buf_.select(1, i).copy_(v)`: the member's graph then holds v's */
+        const char *into = NULL;
+        uint32_t into_val = IR_NONE;
+        if (o->kind == IR_SET_ITEM && o->a != IR_NONE && o->c != IR_NONE) {
+            into = df__self_attr(f, df__view_base(f, o->a), self_var);
+            into_val = o->c;
+        } else if (o->kind == IR_CALL && ir_call_method(f, i) && o->nargs) {
+            const char *mn = ir_call_method(f, i);
+            if (!strcmp(mn, "copy_") || !strcmp(mn, "index_put_") || !strcmp(mn, "index_copy_") ||
+                !strcmp(mn, "masked_scatter_") || !strcmp(mn, "index_add_")) {
+                into = df__self_attr(f, df__view_base(f, ir_call_receiver(f, i)), self_var);
+                into_val = f->args.items[o->args + o->nargs - 1];
+            }
+        }
+        if (into && (ff->val[into_val].kind != VK_SCALAR)) {
+            uint16_t pm = (uint16_t)(ff->val[into_val].pmask & ~rebound);
+            for (uint32_t k = 1; k < 9; k++)
+                if (pm & (1u << k)) {
+                    *coll |= (uint8_t)(1u << (k - 1));
+                    if (*coll_at == IR_NONE) *coll_at = i;
                 }
             continue;
         }
