@@ -560,6 +560,24 @@ static void cx__shadow_members(Lower *L, CXCursor fn, Span sp)
     }
 }
 
+/* Does the class that t names (through references and pointers) declare a method other than its
+ * constructors? */
+static bool cx__has_methods(Lower *L, CXType t)
+{
+    for (int guard = 0; guard < 4; guard++) {
+        t = cx_A->clang_getCanonicalType(t);
+        if (t.kind != CXType_Pointer && t.kind != CXType_LValueReference && t.kind != CXType_RValueReference) break;
+        t = cx_A->clang_getPointeeType(t);
+    }
+    CXCursor d = cx_A->clang_getTypeDeclaration(t);
+    if (cx_A->clang_Cursor_isNull(d)) return false;
+    uint32_t first = cx_children(L, d);
+    bool any = false;
+    for (uint32_t i = first; i < L->kids.len && !any; i++) any = cx_A->clang_getCursorKind(L->kids.items[i]) == CXCursor_CXXMethod;
+    L->kids.len = first;
+    return any;
+}
+
 static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
 {
     CXCursor c = w->c;
@@ -613,8 +631,10 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
                           : ti.cls == TY_OPTIM ? "torch.optim.Optimizer"
                           : ti.cls == TY_LOADER ? "torch.utils.data.DataLoader" : NULL;
             cx__param(L, pn, q, pos++, cx_span_of(L, p, name_sp));
-            /* an object of a class of this file (`Storage& storage`): one, so its methods are known */
+            /* an object of a class of this file with methods (`Storage& storage`): one, so its methods
+             * are known (not a plain struct of tensors, whose fields carry the caller's graph) */
             const char *local = ti.cls == TY_OTHER ? cx_local_class(L, cx_A->clang_getCursorType(p)) : NULL;
+            if (local && !cx__has_methods(L, cx_A->clang_getCursorType(p))) local = NULL;
             if (local) {
                 Span ps = cx_span_of(L, p, name_sp);
                 uint32_t obj = ir_build_call(&L->B, cx_class_ref(L, local, ps), NULL, ps);
