@@ -8,7 +8,9 @@
  * `meter.update(loss)` in such a loop on an object of a class in the file whose method adds the
  * argument into one of its attributes (`self.sum += val * n`) without turning it into a number
  * first: the meter is the accumulator (reported at the call; no automatic fix, the hint says what
- * to pass). Meters of classes in other files are not followed.
+ * to pass). In C++, a meter whose method is defined in another file of the run is followed
+ * through that file's summary (cross-file summaries); in Python, meters of classes in other files
+ * are not.
  *
  * ## Why is this bad?
  * The sum is a tensor whose graph links every iteration's graph: nothing is ever freed. When the
@@ -234,6 +236,39 @@ static bool method_accumulates(const RuleCtx *c, uint32_t t, uint32_t k, uint32_
     return false;
 }
 
+/* C++: `meter.update(loss)` where Meter::update is defined in another file of the run, whose
+ * summary says it adds positional argument k (bit k of keep) into a member. */
+static void extern_accumulation(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t i, uint32_t r, uint8_t keep)
+{
+    const IrOp *o = &f->ops.items[i];
+    const AVal *recv = &ff->val[r];
+    uint32_t loop = df_outliving_loop(f, recv, ir_op_loop(f, i), true);
+    if (loop == IR_NONE) return;
+    for (uint32_t k = 0, pos = 0; k < o->nargs && pos < 8; k++) {
+        if (f->kw.items[o->args + k]) continue;
+        uint32_t aop = f->args.items[o->args + k];
+        const AVal *a = &ff->val[aop];
+        if (!(keep & (1u << pos++)) || a->kind == VK_CONTAINER || a->grad < G_POST) continue;
+        const IrLoop *l = &f->loops.items[loop];
+        bool live = a->grad == G_LIVE;
+        const char *objtext = rule_text(c, f, r), *argtext = rule_text(c, f, aop);
+        Diag *d = rule_report(c, o->span, live ? SEV_ERROR : SEV_WARNING,
+                              "'%s' keeps the autograd graph of every iteration: '%s' carries a %s graph and '%s' (in "
+                              "another file of the run) adds it to a member of '%s', which lives across the %s loop at "
+                              "line %u; %s",
+                              objtext, argtext, live ? "live" : "freed", f->ops.items[o->a].qual + 2, objtext,
+                              df_loop_kind_name(l->kind), rule_line(l->span),
+                              live ? "each step's activations stay on the device"
+                                   : "backward() freed the activations, but the graph's nodes pile up on the host");
+        d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;
+        d->loop_line = rule_line(l->span);
+        rule_related(c, d, l->span, "'%s' lives across this %s loop", objtext, df_loop_kind_name(l->kind));
+        rule_hint(c, d, "Pass '%s.%s()'", argtext, (a->flags & VF_ZERO_DIM) ? "item" : "detach");
+        rule_trace_value(c, d, f, "passed value", aop, a);
+        return;
+    }
+}
+
 /* `meter.update(loss)` in a step loop, where the meter's class (in this file) sums what it is
  * given into an attribute (`self.sum += val * n`): the meter keeps every step's graph. */
 static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
@@ -243,6 +278,12 @@ static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *f
         if (o->kind != IR_CALL || !ff->reached[i]) continue;
         uint32_t r = ir_call_receiver(f, i);
         uint32_t t = r != IR_NONE ? df_call_target(c->m, c->fx, f, i) : IR_NONE;
+        /* C++: a method of another file of the run, by its summary */
+        const ExternSummary *ext = r != IR_NONE && t == IR_NONE ? df_call_extern(c->fx, f, i) : NULL;
+        if (ext && ext->keep_acc) {
+            extern_accumulation(c, f, ff, i, r, ext->keep_acc);
+            continue;
+        }
         if (t == IR_NONE || t == f->index || c->m->funcs.items[t]->cls == IR_NONE) continue;
         const AVal *recv = &ff->val[r];
         uint32_t loop = df_outliving_loop(f, recv, ir_op_loop(f, i), true);

@@ -14,6 +14,9 @@
  * in a global from one iteration to the next (`self.recent = emb`) is a warning when it keeps the
  * activations: nothing differentiates it later in the iteration. After a backward only one step's
  * host-side nodes stay until the next store (`self.loss = loss; self.loss.backward()`): not flagged.
+ * In C++, also `buffer.add(logp);` in such a loop on an object that outlives it, when the method
+ * (of a class of the file, or defined in another file of the run) appends its argument to a member
+ * container that it never starts again: reported at the call.
  *
  * ## Why is this bad?
  * Every stored tensor keeps its whole graph, and with it the saved activations of its iteration,
@@ -130,7 +133,7 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
     Diag *d = rule_report(c, f->ops.items[at].span, live ? SEV_ERROR : SEV_WARNING,
                           "'self.%s' collects tensors that carry an autograd graph: '%s' is %s 'self.%s', which "
                           "lives on the object while `%s` runs every training step (%s); %s",
-                          attr, vt, how, attr, f->qualname,
+                          attr, vt, how, attr, rule_func_name(c, f->qualname),
                           hook ? "Lightning calls training_step once per batch" : "it is called from a training loop",
                           live                  ? "every step's activations stay on the device"
                           : v->grad == G_LIVE ? "backward() frees the activations, but the graph's nodes pile up on the host"
@@ -317,11 +320,71 @@ static void comprehension(RuleCtx *c, const IrFunc *f, uint32_t build)
     offer_detach(c, d, f, elem, vt, "Collect");
 }
 
+/* `buffer.add(logp)` in a step or feedback loop on an object that outlives it, where the method
+ * (of a class of the file, or, in C++, of another file of the run through its summary) appends the
+ * argument to a member container that it never starts again: the object collects every step's
+ * graph. Reported at the call. */
+static void object_collections(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
+{
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i]) continue;
+        uint32_t r = ir_call_receiver(f, i);
+        if (r == IR_NONE) continue;
+        uint32_t t = df_call_target(c->m, c->fx, f, i);
+        const ExternSummary *ext = t == IR_NONE ? df_call_extern(c->fx, f, i) : NULL;
+        /* Python's meters and buffers stay GL101's and the method's own (object_store_per_step) */
+        if (!c->cxx || (t == IR_NONE && !ext) || t == f->index) continue;
+        if (t != IR_NONE && c->m->funcs.items[t]->cls == IR_NONE) continue;
+        uint8_t acc = 0, coll = ext ? ext->keep_coll : 0;
+        uint32_t acc_at = IR_NONE, coll_at = IR_NONE;
+        if (t != IR_NONE) df_method_keeps(c->fx, t, &acc, &coll, &acc_at, &coll_at);
+        if (!coll) continue;
+        const AVal *recv = &ff->val[r];
+        uint32_t loop = df_outliving_loop(f, recv, ir_op_loop(f, i), true);
+        if (loop == IR_NONE) continue;
+        for (uint32_t k = 0, pos = 0; k < o->nargs && pos < 8; k++) {
+            if (f->kw.items[o->args + k]) continue;
+            uint32_t aop = f->args.items[o->args + k];
+            const AVal *a = &ff->val[aop];
+            uint8_t g = GL_MAX(a->grad, a->elem); /* a tensor, or a struct of tensors (`result`) */
+            if (!(coll & (1u << pos++)) || g < G_POST) continue;
+            const IrLoop *l = &f->loops.items[loop];
+            bool live = g == G_LIVE;
+            const char *objtext = rule_text(c, f, r), *argtext = rule_text(c, f, aop);
+            const char *where = t != IR_NONE
+                                    ? arena_printf(c->arena, "'%s' (line %u)", rule_func_name(c, c->m->funcs.items[t]->qualname),
+                                                   rule_line(c->m->funcs.items[t]->ops.items[coll_at].span))
+                                    : arena_printf(c->arena, "'%s' (in another file of the run)",
+                                                   f->ops.items[o->a].qual + 2);
+            Diag *d = rule_report(c, o->span, live ? SEV_ERROR : SEV_WARNING,
+                                  "'%s' collects tensors that carry an autograd graph: '%s' is passed to %s, which "
+                                  "stores it in a member of '%s', which lives across the %s loop at line %u; %s",
+                                  objtext, argtext, where, objtext, df_loop_kind_name(l->kind), rule_line(l->span),
+                                  live ? "every step's activations stay on the device"
+                                       : "backward() freed the activations, but the graph's nodes pile up on the host");
+            d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;
+            d->loop_line = rule_line(l->span);
+            if (t != IR_NONE)
+                rule_related(c, d, c->m->funcs.items[t]->ops.items[coll_at].span, "the value is stored here");
+            if (a->src != IR_NONE && a->src < f->ops.len)
+                rule_related(c, d, f->ops.items[a->src].span, "the graph comes from '%s'", rule_text(c, f, a->src));
+            rule_related(c, d, l->span, "'%s' lives across this %s loop", objtext, df_loop_kind_name(l->kind));
+            rule_trace_value(c, d, f, "passed value", aop, a);
+            rule_hint(c, d, "Pass '%s.detach()' (or '.item()' for a scalar), or run the loop under %s", argtext,
+                      rule_no_grad_name(c));
+            offer_detach(c, d, f, aop, argtext, "Pass");
+            break;
+        }
+    }
+}
+
 void rule_GL102(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
+        if (ff->analysed) object_collections(c, f, ff);
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
             if (!ff->reached[i]) continue;
@@ -336,7 +399,7 @@ void rule_GL102(RuleCtx *c)
             } else if (o->kind == IR_CALL) {
                 const char *m = ir_call_method(f, i);
                 uint32_t r = ir_call_receiver(f, i);
-                if (!m || r == IR_NONE || o->nargs == 0) continue;
+                if (!m || r == IR_NONE || o->nargs == 0 || df_call_extern(c->fx, f, i)) continue;
                 if (strcmp(m, "append") && strcmp(m, "extend") && strcmp(m, "insert") && strcmp(m, "add") &&
                     strcmp(m, "appendleft"))
                     continue;

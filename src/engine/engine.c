@@ -93,8 +93,10 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
     out->exports = ARENA_NEW_N(&out->arena, ExportedFunc, m->funcs.len ? m->funcs.len : 1);
     for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
         ExportedFunc *e = &out->exports[out->n_exports];
-        if (!df_export_summary(fx, fi, &e->summary)) continue;
-        e->name = arena_strdup(&out->arena, m->funcs.items[fi]->name);
+        /* C++: free functions and methods under their C++ names ("::ns::Class::method") */
+        const char *key = m->funcs.items[fi]->cxx_key;
+        if (key ? !df_export_cxx(fx, fi, &e->summary) : !df_export_summary(fx, fi, &e->summary)) continue;
+        e->name = arena_strdup(&out->arena, key ? key : m->funcs.items[fi]->name);
         out->n_exports++;
     }
     StrMap seen;
@@ -111,9 +113,15 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
             if (!q || !strncmp(q, "torch.", 6)) continue;
             uint32_t k = strmap_get(&seen, q, strlen(q));
             if (k == UINT32_MAX) {
-                ImportedCall ic = {arena_strdup(&out->arena, q), false, false};
+                ImportedCall ic = {arena_strdup(&out->arena, q), false, false, false};
                 strmap_put(&seen, q, strlen(q), k = calls.len);
                 array_push(&calls, ic);
+            }
+            if (q[0] == ':' && !calls.items[k].per_step) { /* C++: called once per training step? */
+                bool per_step = ff->runs_per_step;
+                for (uint32_t l = ir_op_loop(f, op); l != IR_NONE && !per_step; l = f->loops.items[l].parent)
+                    per_step = f->loops.items[l].kind == LOOP_STEP;
+                calls.items[k].per_step = per_step;
             }
             for (uint32_t i = 0; i < o->nargs; i++) {
                 if (f->kw.items[o->args + i]) continue;
@@ -278,6 +286,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     memset(&fx, 0, sizeof fx);
     fx.ext = o->ext;
     fx.ext_ctx = o->ext_ctx;
+    fx.ext_per_step = o->ext_per_step;
     gl_ctx_stage("dataflow");
     df_analyse(&m, &fx);
     engine__project_facts(&m, &fx, out);

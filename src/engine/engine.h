@@ -23,6 +23,7 @@ typedef struct LintOptions {
     uint32_t parse_timeout_ms; /* a parse that takes longer is abandoned with a note (0 = ENGINE_PARSE_TIMEOUT_MS) */
     ExternLookup ext;    /* optional: summaries of functions in the other files linted together */
     void *ext_ctx;
+    ExternPerStep ext_per_step; /* optional (C++): which of this file's functions others call each step */
 } LintOptions;
 
 /* How a C++ file was parsed (LintResult.cxx). */
@@ -34,6 +35,8 @@ typedef struct ImportedCall {
     const char *qual;
     bool graph_arg;  /* some call passes a value with a graph (live or post-backward) */
     bool module_arg; /* some call passes a module */
+    bool per_step;   /* C++: some call runs once per training step (in a step loop, or in a function
+                      * that runs every step): the callee's file marks it so (ExternPerStep) */
 } ImportedCall;
 
 /* A top-level function's summary, for the files that import it (see engine/project.h). */

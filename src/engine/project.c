@@ -52,6 +52,7 @@ struct Project {
     StrMap lists;     /* every distinct list of calls (keyed by its names and flags) -> index in list_of */
     Array(const ProjCalls *) list_of;
     StrMap wanted;    /* the function names called ("f" of "utils.f"), by project__begin */
+    StrMap per_step;  /* C++ names some file calls once per training step, by project__begin */
     bool placed;      /* wanted and the places are up to date (project__begin) */
     StrMap by_name;   /* "pkg.utils.f" -> first entry */
     Array(ProjEntry) entries;
@@ -65,6 +66,7 @@ struct Project {
 };
 
 static const ExternSummary *project__lookup(void *ctx, const char *qual);
+static bool project__called_per_step(void *ctx, const char *name);
 
 Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
 {
@@ -77,6 +79,7 @@ Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
     strmap_init(&p->lists);
     array_init(&p->list_of);
     strmap_init(&p->wanted);
+    strmap_init(&p->per_step);
     strmap_init(&p->by_name);
     array_init(&p->entries);
     strmap_init(&p->tried);
@@ -106,6 +109,7 @@ void project_free(Project *p)
     strmap_free(&p->lists);
     array_free(&p->list_of);
     strmap_free(&p->wanted);
+    strmap_free(&p->per_step);
     strmap_free(&p->by_name);
     array_free(&p->entries);
     strmap_free(&p->tried);
@@ -126,6 +130,7 @@ void project_attach(Project *p, uint32_t i, LintOptions *o)
 {
     o->ext = project__lookup;
     o->ext_ctx = p->files[i].place; /* NULL: none of its calls can reach another file */
+    o->ext_per_step = p->per_step.len ? project__called_per_step : NULL;
 }
 
 /* The function a qualified name calls: "f" of "pkg.utils.f" or ".f". */
@@ -214,7 +219,7 @@ static const ProjCalls *project__calls(Project *p, const LintResult *r)
     sb_append(&key, "", 0);
     for (uint32_t k = 0; k < r->n_calls; k++) {
         sb_puts(&key, r->calls[k].qual);
-        sb_putc(&key, (char)('0' + r->calls[k].graph_arg * 2 + r->calls[k].module_arg));
+        sb_putc(&key, (char)('0' + r->calls[k].per_step * 4 + r->calls[k].graph_arg * 2 + r->calls[k].module_arg));
         sb_putc(&key, 0); /* a name never holds a NUL: the key is unambiguous */
     }
     uint32_t at = strmap_get(&p->lists, key.data, key.len);
@@ -251,6 +256,13 @@ void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
     if (p->placed) {
         bool changed = project__keep_exports(p, i, path, r, true);
         if (f->place) f->place->changed = changed;
+        /* C++: a call that a summary made a step loop's (train_step from a loop that now trains):
+         * its callee's file learns it in the next round */
+        for (uint32_t k = 0; k < r->n_calls; k++) {
+            const char *q = r->calls[k].qual;
+            if (r->calls[k].per_step && q[0] == ':' && strmap_get(&p->per_step, q, strlen(q)) == UINT32_MAX)
+                strmap_put(&p->per_step, arena_strdup(&p->arena, q), strlen(q), p->round);
+        }
     }
 }
 
@@ -263,8 +275,10 @@ static void project__begin(Project *p)
     p->indexed = false;
     for (uint32_t l = 0; l < p->list_of.len; l++)
         for (uint32_t k = 0; k < p->list_of.items[l]->n; k++) {
-            const char *fn = project__func(p->list_of.items[l]->items[k].qual); /* points into the kept copy */
+            const ImportedCall *ic = &p->list_of.items[l]->items[k];
+            const char *fn = project__func(ic->qual); /* points into the kept copy */
             strmap_put(&p->wanted, fn, strlen(fn), 0);
+            if (ic->per_step && ic->qual[0] == ':') strmap_put(&p->per_step, ic->qual, strlen(ic->qual), p->round);
         }
     p->placed = true;
     if (!p->wanted.len) return;
@@ -309,6 +323,14 @@ static void project__index(Project *p)
         if (!f) continue;
         const char *end = f->stem + strlen(f->stem);
         for (uint32_t k = 0; k < f->n_exports; k++) {
+            if (f->exports[k].name[0] == ':') {
+                /* C++ ("::ns::Class::method"): one name for the whole program, wherever it lies */
+                const char *name = f->exports[k].name;
+                ProjEntry e = {i, k, strmap_get(&p->by_name, name, strlen(name))};
+                array_push(&p->entries, e);
+                strmap_put(&p->by_name, name, strlen(name), p->entries.len - 1);
+                continue;
+            }
             for (const char *s = end; s > f->stem;) {
                 while (s > f->stem && s[-1] != '/') s--; /* back to the start of a component */
                 sb_clear(&key);
@@ -400,6 +422,21 @@ static const ExternSummary *project__resolve(const ProjPlace *from, const char *
     return tie ? NULL : best;
 }
 
+static bool project__called_per_step(void *ctx, const char *name)
+{
+    const ProjPlace *pl = ctx;
+    return pl && strmap_get(&pl->p->per_step, name, strlen(name)) != UINT32_MAX;
+}
+
+uint64_t project_per_step_mask(const Project *p, uint32_t i)
+{
+    const ProjPlace *pl = p->files[i].place;
+    uint64_t mask = 0;
+    for (uint32_t k = 0; pl && k < pl->n_exports && k < 64; k++)
+        if (strmap_get(&p->per_step, pl->exports[k].name, strlen(pl->exports[k].name)) != UINT32_MAX) mask |= 1ull << k;
+    return mask;
+}
+
 static const ExternSummary *project__lookup(void *ctx, const char *qual)
 {
     uint32_t file;
@@ -411,11 +448,15 @@ static const ExternSummary *project__lookup(void *ctx, const char *qual)
  * linted again for it. */
 static bool project__informative(const ExternSummary *s, const ImportedCall *c)
 {
-    if (s->kind == VK_NONE) return false;
+    /* C++: a function that trains makes its caller's loop a step loop */
+    if (c->qual[0] == ':' && s->trains) return true;
+    if (s->kind == VK_NONE && !(c->qual[0] == ':' && c->graph_arg && (s->keep_acc || s->keep_coll))) return false;
     if (s->grad == G_LIVE || s->elem == G_LIVE) return true; /* a source: a model call inside */
     if (s->kind == VK_MODULE || s->kind == VK_OPTIM || s->kind == VK_LOADER) return true;
     if (s->cmask && c->module_arg) return true;
     if (!c->graph_arg) return false;
+    /* a C++ method: its summary replaces what its name alone suggested (`buf.add(v)`: a set's add) */
+    if (c->qual[0] == ':') return true;
     /* a graph goes in: unless the result is derived from the arguments alone, it is cut (a sanitizer) */
     return !(s->grad == G_MAY && s->pmask && !s->flags && s->kind == VK_UNKNOWN);
 }
@@ -436,6 +477,10 @@ uint32_t project_next_round(Project *p, uint32_t *which)
             /* first round: every file that reaches another; later: those whose helpers changed */
             again = p->round == 0 || p->files[file].place->changed;
         }
+        /* C++: a function of this file that another file's training loop calls, learnt in the lints
+         * before this round */
+        for (uint32_t k = 0; f->place && k < f->place->n_exports && !again; k++)
+            again = strmap_get(&p->per_step, f->place->exports[k].name, strlen(f->place->exports[k].name)) == p->round;
         if (again) which[n++] = i;
     }
     for (uint32_t i = 0; i < p->n; i++)

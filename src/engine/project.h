@@ -43,6 +43,9 @@ void project_set(Project *p, uint32_t i, const char *path, const LintResult *r);
 uint32_t project_next_round(Project *p, uint32_t *which);
 /* The imported names file i calls, as its first lint recorded them (*n of them). */
 const ImportedCall *project_calls(const Project *p, uint32_t i, uint32_t *n);
+/* Which of file i's exported functions (bit k: the k-th some file calls) another file's training loop
+ * calls once per step (C++): part of the cache key of its re-lint. */
+uint64_t project_per_step_mask(const Project *p, uint32_t i);
 /* Attaches the other files' summaries to o, the options file i is linted with again. */
 void project_attach(Project *p, uint32_t i, LintOptions *o);
 

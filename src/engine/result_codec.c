@@ -33,6 +33,7 @@ static void put_summary(StrBuf *b, const ExternSummary *s)
 {
     put_u32(b, s->kind), put_u32(b, s->grad), put_u32(b, s->elem), put_u32(b, s->nparams);
     put_u32(b, s->flags), put_u32(b, s->pmask), put_u32(b, s->cmask);
+    put_u32(b, s->keep_acc), put_u32(b, s->keep_coll), put_u32(b, s->trains);
 }
 
 void lint_result_encode(StrBuf *out, const LintResult *r)
@@ -51,7 +52,7 @@ void lint_result_encode(StrBuf *out, const LintResult *r)
     put_u32(out, r->n_calls);
     for (uint32_t i = 0; i < r->n_calls; i++) {
         put_str(out, r->calls[i].qual);
-        put_u32(out, (r->calls[i].graph_arg ? 1u : 0u) | (r->calls[i].module_arg ? 2u : 0u));
+        put_u32(out, (r->calls[i].graph_arg ? 1u : 0u) | (r->calls[i].module_arg ? 2u : 0u) | (r->calls[i].per_step ? 4u : 0u));
     }
     put_u32(out, n);
     for (uint32_t i = 0; i < n; i++) {
@@ -164,15 +165,19 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
         e->summary.flags = (uint16_t)get_small(&r, 0xffff);
         e->summary.pmask = (uint16_t)get_small(&r, 0xffff);
         e->summary.cmask = (uint8_t)get_small(&r, 0xff);
+        e->summary.keep_acc = (uint8_t)get_small(&r, 0xff);
+        e->summary.keep_coll = (uint8_t)get_small(&r, 0xff);
+        e->summary.trains = (uint8_t)get_small(&r, 1);
     }
     out->n_calls = get_count(&r, 8);
     out->calls = ARENA_NEW_N(arena, ImportedCall, out->n_calls ? out->n_calls : 1);
     for (uint32_t i = 0; i < out->n_calls && !r.bad; i++) {
         out->calls[i].qual = get_str(&r);
-        uint32_t f = get_small(&r, 3);
+        uint32_t f = get_small(&r, 7);
         if (!out->calls[i].qual) r.bad = true;
         out->calls[i].graph_arg = f & 1;
         out->calls[i].module_arg = (f & 2) != 0;
+        out->calls[i].per_step = (f & 4) != 0;
     }
     uint32_t n = get_count(&r, 16);
     for (uint32_t i = 0; i < n && !r.bad; i++) {

@@ -325,6 +325,25 @@ static AVal df_call(Interp *I, uint32_t op)
         return df__call_local(I, op, cv.ref, pos, np);
     }
     if (cv.kind == VK_MODREF && callee && df__call_extern(I, op, callee->qual, args, nargs, &r)) return r;
+    /* a C++ method of a class whose definition is in another file of the run (callee qual
+     * "::ns::Class::method"): its summary, the object as its first argument; without one, as any
+     * method below */
+    if (callee && callee->kind == IR_ATTR && callee->qual && callee->qual[0] == ':' && I->fx->ext) {
+        const ExternSummary *s = I->fx->ext(I->fx->ext_ctx, callee->qual);
+        if (s) {
+            AVal ret = aval(s->kind, s->grad, op);
+            ret.elem = s->elem;
+            ret.flags = s->flags;
+            ret.pmask = s->pmask;
+            ret.cmask = s->cmask;
+            AVal pos[16];
+            uint32_t np = 0;
+            pos[np++] = val_of(I, ir_call_receiver(f, op));
+            for (uint32_t i = 0; i < nargs && np < 16; i++)
+                if (!f->kw.items[o->args + i]) pos[np++] = args[i];
+            return df__apply_summary(I, op, &ret, pos, np);
+        }
+    }
     if (cv.kind == VK_CLASS) {
         r.kind = df__class_is_module(I->m, cv.ref) ? VK_MODULE : VK_OBJECT;
         r.ref = cv.ref;
@@ -1463,6 +1482,7 @@ bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
     const FuncFacts *ff = &fx->funcs[fi];
     if (f->cls != IR_NONE || f->is_lambda || f->parent != 0 || !ff->analysed) return false;
     if (ff->ret.flags & VF_UNSET) return false; /* never returns */
+    memset(out, 0, sizeof *out);
     out->kind = ff->ret.kind;
     out->grad = ff->ret.grad;
     out->elem = ff->ret.elem;

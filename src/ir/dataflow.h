@@ -96,11 +96,21 @@ typedef struct ExternSummary {
     uint8_t kind, grad, elem, nparams;
     uint16_t flags, pmask;
     uint8_t cmask;
+    uint8_t keep_acc;  /* C++ methods: bit k, positional argument k is added into a member of the
+                        * object (`sum_ += v`): the object accumulates what it is given */
+    uint8_t keep_coll; /* bit k, positional argument k is appended to a member container
+                        * (`items_.push_back(v)`) that the method never starts again */
+    uint8_t trains;    /* C++: calls backward() or steps an optimizer (FuncFacts.trains): a loop that
+                        * calls it is a step loop */
 } ExternSummary;
 
 /* Finds the summary of an imported function by the dotted name the call resolved to ("utils.f";
  * ".utils.f" keeps the dots of a relative import). NULL when nothing is known. */
 typedef const ExternSummary *(*ExternLookup)(void *ctx, const char *qual);
+
+/* Does some other file of the run call the C++ function it knows as name ("::ns::Class::method")
+ * from a training loop, once per step (cross-file summaries, the other way)? */
+typedef bool (*ExternPerStep)(void *ctx, const char *name);
 
 typedef struct Facts {
     const IrModule *m;
@@ -108,6 +118,7 @@ typedef struct Facts {
     ClassFacts *classes;
     ExternLookup ext; /* optional: summaries of functions in other files */
     void *ext_ctx;
+    ExternPerStep ext_per_step; /* optional (C++): this file's functions that other files call each step */
 } Facts;
 
 /* Runs the whole analysis over m. Memory lives in m->arena. out->ext and out->ext_ctx are read
@@ -116,6 +127,17 @@ void df_analyse(const IrModule *m, Facts *out);
 /* The summary of top-level function fi, for other files; false for methods, nested functions and
  * functions whose analysis did not finish. */
 bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out);
+/* The summary of C++ function fi (a free function or a method, out of line or not) under its C++
+ * name (IrFunc.cxx_key), with what a method keeps of its arguments; false when its analysis did not
+ * finish. */
+bool df_export_cxx(const Facts *fx, uint32_t fi, ExternSummary *out);
+/* Which positional arguments (bit k: argument k, self not counted) method fi adds into a member of
+ * self (*acc) or appends to a member container of self that it never starts again (*coll); *acc_at
+ * and *coll_at get the op of the first such accumulation and append (IR_NONE when none). */
+void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, uint32_t *acc_at, uint32_t *coll_at);
+/* The summary of another C++ file's function that call op runs (its callee names a C++ function or
+ * method whose definition is not in this file: IrOp.qual "::ns::Class::method"), or NULL. */
+const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t op);
 void df_facts_free(Facts *f);
 
 /* Queries for the rules. */

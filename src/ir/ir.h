@@ -112,6 +112,8 @@ struct IrFunc {
     StrMap var_index;      /* plain variable name -> vars index (ir_func_var; attribute pseudo-vars are not in it) */
     Array(IrLoop) loops;
     Array(const char *) decorators; /* resolved dotted names */
+    const char *cxx_key;   /* C++: "::ns::Class::method", the name other files' calls reach it by
+                            * (cross-file summaries), or NULL */
 };
 
 struct IrClass {

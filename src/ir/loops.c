@@ -307,6 +307,10 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                              (f->ops.items[o->a].kind == IR_ATTR && (callee->flags & VF_OUTER));
             uint32_t target = df_call_target(m, fx, f, op);
             if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
+            if (target == IR_NONE) { /* C++: a function of another file of the run that trains */
+                const ExternSummary *es = df_call_extern(fx, f, op);
+                if (es && es->trains) l->has_step_call = 1;
+            }
             if (df_is_module_call(fx, f, op) && invariant) {
                 l->has_model_call = 1;
                 for (uint32_t k = 0; k < o->nargs; k++) {
@@ -379,8 +383,12 @@ uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool g
 
 void df_mark_per_step_funcs(const IrModule *m, Facts *fx)
 {
-    /* functions that run every step: the framework hooks of frameworks.def (marked above), and
+    /* functions that run every step: the framework hooks of frameworks.def (marked above), C++
+     * functions that another file's training loop calls (a trainer's train_step defined here), and
      * what a step loop or a hook calls (transitively, a few levels) */
+    for (uint32_t fi = 0; fi < m->funcs.len && fx->ext_per_step; fi++)
+        if (m->funcs.items[fi]->cxx_key && fx->ext_per_step(fx->ext_ctx, m->funcs.items[fi]->cxx_key))
+            fx->funcs[fi].runs_per_step = 1;
     for (int pass = 0; pass < 4; pass++) {
         for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
             const IrFunc *f = m->funcs.items[fi];

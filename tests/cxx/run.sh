@@ -291,6 +291,49 @@ else
     fail cxx-13 "PCHs left: $npch ($(ls "$T/pchcap/pch" 2>&1 | tr '\n' ' '))"
 fi
 
+# ---- cxx-15: cross-file summaries: methods defined in another .cpp of the run (a storage's record(),
+# a tracker's observe()) that keep their tensor argument, called each step from loops in other files,
+# and a trainer's train_step (another file) that keeps its own loss, called from a loop here; the
+# hard negatives beside them (NoGradGuard, a method that detaches or starts again, a number, a
+# method called once) --------------------------------------------------------------------------
+X="$ROOT/tests/cxx/xfile"
+xexp=$(cd "$X" && grep -n 'expect: GL' src/*.cpp | sed -E 's/^([^:]+):([0-9]+):.*expect: (GL[0-9]+).*/\1:\2 \3/' | sort)
+xgot=$(cd "$X" && "$GL" check --no-cache --output-format concise src/ 2>/dev/null | grep -E ': GL[0-9]+' |
+       sed -E 's#^(src/[^:]+):([0-9]+):[0-9]+: (GL[0-9]+).*#\1:\2 \3#' | sort)
+if [ -n "$xexp" ] && [ "$xgot" = "$xexp" ]; then
+    ok "cxx-15.1 a multi-file project: the $(wc -l <<<"$xexp") findings through summaries across files (both ways), none on the hard negatives"
+else
+    fail cxx-15.1 "expected: $(tr '\n' ';' <<<"$xexp") got: $(tr '\n' ';' <<<"$xgot")"
+fi
+# the same declarations, definitions and loops in one file: the same findings on the same statements
+{ echo '#include <torch/torch.h>'; echo '#include <vector>'
+  cat "$X"/include/storage.h "$X"/include/stats.h "$X"/include/learner.h "$X"/src/storage.cpp "$X"/src/stats.cpp \
+      "$X"/src/learner.cpp "$X"/src/agent.cpp "$X"/src/fit.cpp |
+      grep -v '^#include\|^#pragma'; } >"$T/xone.cpp"
+stmt() { # file:line CODE lines -> CODE <the statement's text>
+    while read -r at code; do printf '%s %s\n' "$code" "$(sed -n "${at##*:}p" "${at%:*}" | sed -E 's#//.*##; s/^ +//; s/ +$//')"; done | sort
+}
+xs1=$(cd "$X" && stmt <<<"$xexp")
+xs2=$("$GL" check --no-cache --output-format concise "$T/xone.cpp" 2>/dev/null | grep -E ': GL[0-9]+' |
+      sed -E 's#^(.*\.cpp):([0-9]+):[0-9]+: (GL[0-9]+).*#\1:\2 \3#' | stmt)
+if [ -n "$xs1" ] && [ "$xs1" = "$xs2" ]; then
+    ok "cxx-15.2 the same classes and loops in one file: the same findings on the same statements"
+else
+    fail cxx-15.2 "across files: $(tr '\n' ';' <<<"$xs1") one file: $(tr '\n' ';' <<<"$xs2")"
+fi
+# from the cache; then a method that no longer keeps its argument (another file) changes the caller's result
+cp -r "$X" "$T/xc"
+r1=$(cd "$T/xc" && GRADLEAK_CACHE_DIR="$T/xcache" "$GL" check --output-format concise src/ 2>/dev/null | grep -cE ': GL[0-9]+')
+r2=$(cd "$T/xc" && GRADLEAK_CACHE_DIR="$T/xcache" "$GL" check --output-format concise src/ 2>/dev/null | grep -cE ': GL[0-9]+')
+sed -i 's/running_ += loss;/running_ += loss.detach();/' "$T/xc/src/stats.cpp"
+r3=$(cd "$T/xc" && GRADLEAK_CACHE_DIR="$T/xcache" "$GL" check --output-format concise src/ 2>/dev/null | grep -E ': GL[0-9]+' | cut -d: -f1,4 | tr '\n' ';')
+if [ "$r1" = 3 ] && [ "$r2" = 3 ] &&
+   [ "$r3" = "src/agent.cpp: GL102 'storage' collects tensors that carry an autograd graph;src/learner.cpp: GL102 'this->step_losses_' collects tensors that carry an autograd graph;" ]; then
+    ok "cxx-15.3 served from the cache; a method of another file that stops keeping its argument clears the caller's finding (the re-lint's cache key holds the summary)"
+else
+    fail cxx-15.3 "runs: $r1 $r2; after the change: $r3"
+fi
+
 # ---- cxx-14: fixtures/cxx_project built by CMake against Debian's libtorch-dev (optional, with
 # cxx-8): compile_commands.json from cmake, then `gradleak check -p build src/` ----------------
 if [ "${GRADLEAK_TEST_REAL_HEADERS:-}" = 1 ] && command -v cmake >/dev/null; then

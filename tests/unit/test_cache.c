@@ -55,11 +55,11 @@ static void test_roundtrip(void **state)
     in.n_exports = 1;
     in.exports = ARENA_NEW(&in.arena, ExportedFunc);
     in.exports[0].name = "repackage_hidden";
-    in.exports[0].summary = (ExternSummary){1, 2, 3, 4, 0x1234, 0x8001, 0x81};
+    in.exports[0].summary = (ExternSummary){1, 2, 3, 4, 0x1234, 0x8001, 0x81, 0x05, 0x82, 1};
     in.n_calls = 2;
     in.calls = ARENA_NEW_N(&in.arena, ImportedCall, 2);
-    in.calls[0] = (ImportedCall){"utils.f", true, false};
-    in.calls[1] = (ImportedCall){".helpers.g", false, true};
+    in.calls[0] = (ImportedCall){"utils.f", true, false, false};
+    in.calls[1] = (ImportedCall){"::rl::Storage::add", false, true, true};
     StrBuf sb;
     sb_init(&sb);
     lint_result_encode(&sb, &in);
@@ -73,11 +73,12 @@ static void test_roundtrip(void **state)
     assert_string_equal(out.exports[0].name, "repackage_hidden");
     const ExternSummary *es = &out.exports[0].summary;
     assert_true(es->kind == 1 && es->grad == 2 && es->elem == 3 && es->nparams == 4 && es->flags == 0x1234 &&
-                es->pmask == 0x8001 && es->cmask == 0x81);
+                es->pmask == 0x8001 && es->cmask == 0x81 && es->keep_acc == 0x05 && es->keep_coll == 0x82 &&
+                es->trains == 1);
     assert_int_equal(out.n_calls, 2);
-    assert_string_equal(out.calls[1].qual, ".helpers.g");
-    assert_true(out.calls[0].graph_arg && !out.calls[0].module_arg);
-    assert_true(!out.calls[1].graph_arg && out.calls[1].module_arg);
+    assert_string_equal(out.calls[1].qual, "::rl::Storage::add");
+    assert_true(out.calls[0].graph_arg && !out.calls[0].module_arg && !out.calls[0].per_step);
+    assert_true(!out.calls[1].graph_arg && out.calls[1].module_arg && out.calls[1].per_step);
     const Diag *d = &out.diags.items[0];
     assert_int_equal(d->rule, 3);
     assert_int_equal(d->severity, SEV_WARNING);

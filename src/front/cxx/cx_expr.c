@@ -201,12 +201,55 @@ TyInfo cx_classify(Lower *L, CXType t)
     return ti;
 }
 
+const char *cx_local_class(Lower *L, CXType t)
+{
+    CXType core = cx__core_type(L, t);
+    if (core.kind != CXType_Record) return NULL;
+    if (cx_classify(L, t).cls != TY_OTHER) return NULL;
+    CXCursor d = cx_A->clang_getTypeDeclaration(core);
+    if (cx_A->clang_Cursor_isNull(d)) return NULL;
+    const char *name = cx_spelling(L, d);
+    return name[0] && strmap_get(&L->class_index, name, strlen(name)) != UINT32_MAX ? name : NULL;
+}
+
+const char *cx_extern_key(Lower *L, CXCursor decl)
+{
+    if (cx_A->clang_Cursor_isNull(decl)) return NULL;
+    enum CXCursorKind k = cx_A->clang_getCursorKind(decl);
+    if (k == CXCursor_CXXMethod) {
+        if (cx_A->clang_CXXMethod_isStatic(decl)) return NULL;
+        /* methods of modules are model calls, of tensors and containers the library's */
+        CXCursor cls = cx_A->clang_getCursorSemanticParent(decl);
+        TyInfo owner = cx_classify(L, cx_A->clang_getCursorType(cls));
+        /* a class of this file has its methods here (a class declared in a .cpp is that file's own) */
+        if (owner.cls != TY_OTHER || cx_is_main(cls)) return NULL;
+    } else if (k != CXCursor_FunctionDecl) {
+        return NULL;
+    }
+    const char *q = cx_cxx_qual(L, decl);
+    if (!q || q[0] == '_') return NULL;
+    static const char *const lib[] = {"std::", "torch::", "at::", "c10::", "caffe2::", "cuda", "thrust::", "cub::", "pybind11::"};
+    for (size_t i = 0; i < ARRAY_LEN(lib); i++)
+        if (!strncmp(q, lib[i], strlen(lib[i]))) return NULL;
+    return arena_printf(L->arena, "::%s", q);
+}
+
 /* Emits the construction of a module/optimizer/loader of type ti: a call of the local class (so
  * its methods are known) or of the torch class by name. */
+uint32_t cx_class_ref(Lower *L, const char *name, Span sp)
+{
+    /* the class itself, not its name: a constructor's fields are analysed before the file's top
+     * level binds the class names */
+    uint32_t ci = strmap_get(&L->class_index, name, strlen(name));
+    if (ci == UINT32_MAX) return cx_load(L, sp, name, NULL);
+    return ir_build_define(&L->B, IR_NONE - 1 - ci, "class", sp);
+}
+
 uint32_t cx_construct(Lower *L, const TyInfo *ti, Span sp)
 {
     uint32_t callee;
-    if (ti->local) callee = cx_load(L, sp, ti->local, NULL);
+    if (ti->local && ti->cls == TY_OTHER) callee = cx_class_ref(L, ti->local, sp);
+    else if (ti->local) callee = cx_load(L, sp, ti->local, NULL);
     else callee = cx_load(L, sp, "torch", ti->qual ? ti->qual : "torch.nn.Module");
     return ir_build_call(&L->B, callee, op_at(L, callee)->qual, sp);
 }
@@ -477,7 +520,9 @@ void cx_expr(Lower *L, const Work *w, Schedule *s)
             push_val(L, cx_load(L, sp, cx_spelling(L, r), NULL));
             return;
         }
-        const char *q = cx_py_qual(L, cx_cxx_qual(L, r));
+        /* a function of another file of the project: by its C++ name (cross-file summaries) */
+        const char *q = L->shadow ? NULL : cx_extern_key(L, r);
+        if (!q) q = cx_py_qual(L, cx_cxx_qual(L, r));
         push_val(L, cx_load(L, sp, "torch", q));
         return;
     }
@@ -635,6 +680,18 @@ void cx_expr(Lower *L, const Work *w, Schedule *s)
                 array_push(s, x);
                 return;
             }
+            const char *local = cx_local_class(L, cx_A->clang_getCursorType(c));
+            const char *from = nargs == 1 ? cx_local_class(L, cx_A->clang_getCursorType(args[0])) : NULL;
+            if (local && !(from && !strcmp(from, local))) {
+                /* an object of a class of this file: a call of the class, as in Python */
+                uint32_t vb = L->B.vals.len;
+                for (uint32_t i = 0; i < nargs; i++) sched(s, W_EXPR, args[i], sp, d);
+                TyInfo li = {TY_OTHER, NULL, local};
+                Work *x = sched_act(s, A_NEW_OBJECT, c, sp, L->tyinfo.len, 0);
+                x->vbase = vb;
+                array_push(&L->tyinfo, li);
+                return;
+            }
             if (nargs == 1) { sched(s, W_EXPR, args[0], sp, d); return; } /* copy, move, conversion */
             uint32_t vb = L->B.vals.len;
             for (uint32_t i = 0; i < nargs; i++) sched(s, W_EXPR, args[i], sp, d);
@@ -738,6 +795,12 @@ void cx_exit(Lower *L, const Work *w)
         if (cx_classify(L, cx_A->clang_getCursorType(w->c)).cls == TY_TENSOR &&
             cx_A->clang_getCursorKind(cx_A->clang_getCursorReferenced(w->c)) == CXCursor_FieldDecl)
             o->qual = "torch.Tensor";
+        /* a method of a project class: other files of the run may have its summary */
+        if (!L->shadow && !o->qual) {
+            CXCursor mref = cx_A->clang_getCursorReferenced(w->c);
+            if (!cx_A->clang_Cursor_isNull(mref) && cx_A->clang_getCursorKind(mref) == CXCursor_CXXMethod)
+                o->qual = cx_extern_key(L, mref);
+        }
         /* a member of a variable is a pseudo-variable, but not of a torch name (torch::kCUDA) */
         if (o->a != IR_NONE && (!f->ops.items[o->a].qual || !strcmp(f->ops.items[o->a].qual, "torch.Tensor")))
             o->var = ir_build_member_var(&L->B, o->a, o->name);
@@ -920,8 +983,9 @@ void cx_target(Lower *L, const Work *w, Schedule *s)
         sched_act(s, A_SET_ITEM, c, sp, value, 0);
         return;
     }
-    if (k == CXCursor_CallExpr && cx__std_fn(L, cx__call_decl(L, c), "tie")) {
-        /* std::tie(a, b) = f(): each name gets an element */
+    if (k == CXCursor_CallExpr && (cx__std_fn(L, cx__call_decl(L, c), "tie") ||
+                                   cx__std_fn(L, cx__call_decl(L, c), "forward_as_tuple"))) {
+        /* std::tie(a, b) = f(), std::forward_as_tuple(a, b) = f(): each name gets an element */
         uint32_t first = cx_children(L, c);
         uint32_t idx = 0;
         for (uint32_t i = first + 1; i < L->kids.len; i++) {

@@ -31,7 +31,7 @@ typedef enum Action {
     A_EXPR_STMT, A_POP, A_DUP, A_CONST_UNKNOWN, A_FOR_BEGIN, A_WHILE_BEGIN, A_END_LOOP, A_IF, A_ELSE,
     A_END_IF, A_TRY, A_EXCEPT, A_END_TRY, A_RETURN, A_BREAK, A_CONTINUE, A_SCOPE_BEGIN, A_SCOPE_END,
     A_FUNC_BEGIN, A_FUNC_END, A_CLASS_BEGIN, A_CLASS_END, A_INIT_BEGIN, A_CALL, A_AUG, A_STORE_VAR,
-    A_SET_ATTR, A_SET_ITEM, A_SET_SELF, A_COERCE, A_GUARD, A_PASS, A_UNPACK,
+    A_SET_ATTR, A_SET_ITEM, A_SET_SELF, A_COERCE, A_GUARD, A_PASS, A_UNPACK, A_NEW_OBJECT, A_BINDINGS,
 } Action;
 
 typedef struct Work {
@@ -146,6 +146,15 @@ bool cx_is_main(CXCursor decl);
 TyInfo cx_classify(Lower *L, CXType t);
 uint32_t cx_construct(Lower *L, const TyInfo *ti, Span sp);
 uint32_t cx_scalar(Lower *L, uint32_t v, Span sp);
+/* The name of the class of this file (or of a header, lowered here) that type t is (through
+ * references, pointers and smart pointers), when it is no module, optimizer, loader, tensor or
+ * container; else NULL. */
+const char *cx_local_class(Lower *L, CXType t);
+/* The value of class `name` of this file (its definition), for a call that makes an object. */
+uint32_t cx_class_ref(Lower *L, const char *name, Span sp);
+/* "::ns::Class::method" / "::ns::f": the name other files' summaries give a function of the project
+ * (not of the C++ library, LibTorch or CUDA), or NULL. */
+const char *cx_extern_key(Lower *L, CXCursor decl);
 const char *cx_op_at(Lower *L, uint32_t i, uint32_t end);
 const char *cx_member_name(Lower *L, Span sp);
 CXCursor cx_unwrap(Lower *L, CXCursor c);

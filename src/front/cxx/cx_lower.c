@@ -201,8 +201,23 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
         sched_act(s, A_SCOPE_END, c, sp, 0, 0);
         break;
     case CXCursor_DeclStmt:
-        for (uint32_t i = 0; i < n; i++)
-            if (cx_A->clang_getCursorKind(kids[i]) == CXCursor_VarDecl) sched(s, W_VARDECL, kids[i], sp, d);
+        for (uint32_t i = 0; i < n; i++) {
+            if (cx_A->clang_getCursorKind(kids[i]) == CXCursor_VarDecl) {
+                sched(s, W_VARDECL, kids[i], sp, d);
+            } else if (cx_A->clang_getCursorKind(kids[i]) == CXCursor_UnexposedDecl) {
+                /* a structured binding `auto [y, state] = lstm->forward(x, state);`: its initializer,
+                 * then each name gets an element */
+                uint32_t f2 = cx_children(L, kids[i]);
+                CXCursor init = kids[i];
+                bool has = false;
+                for (uint32_t j = f2; j < L->kids.len; j++)
+                    if (cx_is_expr(L->kids.items[j])) init = L->kids.items[j], has = true;
+                L->kids.len = f2;
+                if (!has) continue;
+                sched(s, W_EXPR, init, sp, d);
+                sched_act(s, A_BINDINGS, kids[i], sp, 0, 0);
+            }
+        }
         break;
     case CXCursor_VarDecl:
         sched(s, W_VARDECL, c, sp, d);
@@ -308,6 +323,7 @@ static void cx__stmt(Lower *L, const Work *w, Schedule *s)
         sched(s, W_EXPR, range, sp, d);
         sched_act(s, A_FOR_BEGIN, c, hs, 0, 0);
         if (cx_A->clang_getCursorKind(var) == CXCursor_VarDecl) sched_act(s, A_STORE_VAR, var, hs, IR_F_TARGET, 0);
+        else if (cx_A->clang_getCursorKind(var) == CXCursor_UnexposedDecl) sched_act(s, A_BINDINGS, var, hs, 0, 0);
         else sched_act(s, A_POP, c, sp, 0, 0);
         sched(s, W_STMT, body, sp, d);
         sched_act(s, A_END_LOOP, c, sp, 0, 0);
@@ -544,6 +560,24 @@ static void cx__shadow_members(Lower *L, CXCursor fn, Span sp)
     }
 }
 
+/* Does the class that t names (through references and pointers) declare a method other than its
+ * constructors? */
+static bool cx__has_methods(Lower *L, CXType t)
+{
+    for (int guard = 0; guard < 4; guard++) {
+        t = cx_A->clang_getCanonicalType(t);
+        if (t.kind != CXType_Pointer && t.kind != CXType_LValueReference && t.kind != CXType_RValueReference) break;
+        t = cx_A->clang_getPointeeType(t);
+    }
+    CXCursor d = cx_A->clang_getTypeDeclaration(t);
+    if (cx_A->clang_Cursor_isNull(d)) return false;
+    uint32_t first = cx_children(L, d);
+    bool any = false;
+    for (uint32_t i = first; i < L->kids.len && !any; i++) any = cx_A->clang_getCursorKind(L->kids.items[i]) == CXCursor_CXXMethod;
+    L->kids.len = first;
+    return any;
+}
+
 static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
 {
     CXCursor c = w->c;
@@ -579,6 +613,8 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
     }
     bool has_self = is_method && !is_static;
     IrFunc *f = ir_build_func_begin(&L->B, nm, name_sp, is_static ? IR_NONE : cls, has_self);
+    /* the name the calls of other files reach it by (not for the shadow: its names are made up) */
+    if (!synth && !L->shadow && (k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod)) f->cxx_key = cx_extern_key(L, c);
     uint32_t pos = 0;
     if (has_self) cx__param(L, "self", NULL, pos++, name_sp);
     if (has_self && L->shadow && !synth) cx__shadow_members(L, c, name_sp);
@@ -595,6 +631,15 @@ static void cx__func_begin(Lower *L, const Work *w, Schedule *s)
                           : ti.cls == TY_OPTIM ? "torch.optim.Optimizer"
                           : ti.cls == TY_LOADER ? "torch.utils.data.DataLoader" : NULL;
             cx__param(L, pn, q, pos++, cx_span_of(L, p, name_sp));
+            /* an object of a class of this file with methods (`Storage& storage`): one, so its methods
+             * are known (not a plain struct of tensors, whose fields carry the caller's graph) */
+            const char *local = ti.cls == TY_OTHER ? cx_local_class(L, cx_A->clang_getCursorType(p)) : NULL;
+            if (local && !cx__has_methods(L, cx_A->clang_getCursorType(p))) local = NULL;
+            if (local) {
+                Span ps = cx_span_of(L, p, name_sp);
+                uint32_t obj = ir_build_call(&L->B, cx_class_ref(L, local, ps), NULL, ps);
+                ir_build_store(&L->B, pn, strlen(pn), obj, ps);
+            }
         }
         f->nparams = pos;
         /* a constructor: fields first (their default initializers), then the member initializers */
@@ -633,6 +678,11 @@ static void cx__field_inits(Lower *L, uint32_t class_ctx, Span sp, Schedule *s)
         TyInfo ti = cx_classify(L, cx_A->clang_getCursorType(fd));
         if (has) sched(s, W_EXPR, init, fs, 1);
         else if (ti.cls == TY_MODULE || ti.cls == TY_OPTIM || ti.cls == TY_LOADER || ti.cls == TY_CONTAINER) {
+            Work *x = sched_act(s, A_COERCE, fd, fs, 0, 0);
+            x->vbase = L->tyinfo.len;
+            array_push(&L->tyinfo, ti);
+        } else if ((ti.local = cx_local_class(L, cx_A->clang_getCursorType(fd))) != NULL) {
+            /* a member object of a class of this file (a trainer's RolloutBuffer buffer_;) */
             Work *x = sched_act(s, A_COERCE, fd, fs, 0, 0);
             x->vbase = L->tyinfo.len;
             array_push(&L->tyinfo, ti);
@@ -807,6 +857,31 @@ static void cx__action(Lower *L, Work *w, Schedule *s)
         break;
     }
     case A_UNPACK: push_val(L, ir_build_op2(B, IR_UNPACK, w->aux, IR_NONE, w->aux2, w->span)); break;
+    case A_BINDINGS: {
+        /* `auto [a, b] = v` (and in a range for): a = v[0], b = v[1], as Python's a, b = v */
+        uint32_t v = pop_val(L);
+        uint32_t first = cx_children(L, w->c);
+        uint32_t idx = 0;
+        for (uint32_t i = first; i < L->kids.len; i++) {
+            CXCursor b = L->kids.items[i];
+            if (cx_A->clang_getCursorKind(b) != CXCursor_UnexposedDecl) continue;
+            const char *name = cx_spelling(L, b);
+            uint32_t u = ir_build_op2(B, IR_UNPACK, v, IR_NONE, idx++, w->span);
+            if (name[0]) ir_build_store(B, name, strlen(name), u, cx_span_of(L, b, w->span));
+        }
+        L->kids.len = first;
+        break;
+    }
+    case A_NEW_OBJECT: {
+        /* Meter m(args): a call of the class with the constructor's arguments */
+        uint32_t nv = B->vals.len > w->vbase ? B->vals.len - w->vbase : 0;
+        uint32_t callee = cx_class_ref(L, L->tyinfo.items[w->aux].local, w->span);
+        uint32_t op = ir_build_call(B, callee, NULL, w->span);
+        for (uint32_t i = 0; i < nv; i++) ir_build_arg(B, op, B->vals.items[w->vbase + i], NULL);
+        B->vals.len = w->vbase;
+        push_val(L, op);
+        break;
+    }
     }
 }
 

@@ -190,6 +190,8 @@ static uint64_t cx__pch_key(Lower *L, const Args *args, bool real, const char *i
         h = cx_hash(h, a, strlen(a) + 1);
     }
     h = cx_hash(h, &real, sizeof real);
+    /* the stub is built into the binary: a PCH of another version's stub is another PCH */
+    if (!real) h = cx_hash(h, gl_libtorch_stub, strlen(gl_libtorch_stub));
     if (real && inc_dir) {
         h = cx_hash_stat(h, inc_dir);
         h = cx_hash_stat(h, arena_printf(L->arena, "%s/torch/torch.h", inc_dir));
