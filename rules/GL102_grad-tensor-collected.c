@@ -165,7 +165,7 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     /* writing each time step's output into a preallocated tensor is how a decoder builds the
      * sequence its loss needs: only a step loop's writes (one per batch) are unbounded */
     if (via == VIA_INTO && l->kind != LOOP_STEP) return;
-    const AVal *back = ff->backedge[loop] ? &ff->backedge[loop][var] : NULL;
+    const AVal *back = df_backedge(ff, loop, var);
     /* at the end of an iteration: a container's items, a grown tensor's graph; a tensor written
      * into is judged by the value written (the analysis does not track in-place writes) */
     uint8_t g = !back || via == VIA_INTO ? GL_MAX(v->grad, v->elem) : concat ? back->grad : back->elem;
