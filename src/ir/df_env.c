@@ -201,14 +201,26 @@ const AVal *df_backedge(const FuncFacts *ff, uint32_t loop, uint32_t var)
     return e ? df_env_at(e, ff->env_height, var) : NULL;
 }
 
-uint32_t *df_backedge_live(const FuncFacts *ff, uint32_t loop, Arena *a, uint32_t *n)
+/* The live values of e on the paths where e is not `from` (a leaf that differs gives all its live
+ * values). */
+static void df_env__live_diff(const DfNode *e, const DfNode *from, uint32_t l, uint32_t base, DfVarList *out)
+{
+    if (!e->live || e == from) return;
+    for (uint32_t i = 0; i < DF_FAN; i++) {
+        if (l) df_env__live_diff(e->u.kid[i], from->u.kid[i], l - 1, base + (i << (DF_FAN_BITS * l)), out);
+        else if (df_env__live_val(&e->u.val[i])) array_push(out, base + i);
+    }
+}
+
+uint32_t *df_backedge_live(const FuncFacts *ff, uint32_t loop, bool written_only, Arena *a, uint32_t *n)
 {
     *n = 0;
     const DfNode *e = ff->backedge ? ff->backedge[loop] : NULL;
     if (!e || !e->live) return NULL;
     DfVarList l;
     array_init(&l);
-    df_env_live(e, ff->env_height, UINT32_MAX, &l);
+    if (written_only) df_env__live_diff(e, ff->backentry[loop], ff->env_height, 0, &l);
+    else df_env_live(e, ff->env_height, UINT32_MAX, &l);
     uint32_t *r = l.len ? ARENA_NEW_N(a, uint32_t, l.len) : NULL;
     if (r) memcpy(r, l.items, sizeof(uint32_t) * l.len);
     *n = l.len;
