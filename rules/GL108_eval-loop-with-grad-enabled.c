@@ -127,24 +127,22 @@ static bool model_frozen(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call)
 static bool keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t li)
 {
     if (!ff->backedge || !ff->backedge[li]) return true; /* not interpreted: say nothing */
-    /* the variables the loop wrote first (where a carried graph is, in a long module of loops
-     * that each keep their own), then every live one: the answer is the same, the cost is the
-     * loop's body when one of those keeps a graph */
-    for (int all = 0; all < 2; all++) {
-        uint32_t nlive;
-        const uint32_t *live = df_backedge_live(ff, li, !all, c->arena, &nlive);
-        for (uint32_t k = 0; k < nlive; k++) {
-            uint32_t v = live[k];
-            const AVal *a = df_backedge(ff, li, v);
-            /* a plain local that is only rebound (`comparison = torch.cat(...)` under `if i == 0:`,
-             * `dev_loss = criterion(...)`) holds one iteration's graph; it keeps graphs only when
-             * each value is built from the previous one (`total = total + loss`, `x = torch.cat([x, y])`) */
-            const IrVar *iv = &f->vars.items[v];
-            bool plain = iv->base == IR_NONE && !iv->is_global && a->kind != VK_CONTAINER && !(a->flags & VF_OUTER);
-            if (plain && !(a->def != IR_NONE && ir_loop_contains(f, li, a->def) && a->carried == li)) continue;
-            if (df_outliving_loop(f, a, li, false) != li) continue;
-            return true;
-        }
+    /* only live values held outside a plain local or made inside the loop can keep a graph (the
+     * tree of the environment finds those without a look at the scope's other variables) */
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t nlive;
+    const uint32_t *live = df_backedge_live(f, ff, li, l->op + 1, l->end ? l->end - 1 : 0, c->arena, &nlive);
+    for (uint32_t k = 0; k < nlive; k++) {
+        uint32_t v = live[k];
+        const AVal *a = df_backedge(ff, li, v);
+        if (df_outliving_loop(f, a, li, false) != li) continue;
+        /* a plain local that is only rebound (`comparison = torch.cat(...)` under `if i == 0:`,
+         * `dev_loss = criterion(...)`) holds one iteration's graph; it keeps graphs only when each
+         * value is built from the previous one (`total = total + loss`, `x = torch.cat([x, y])`) */
+        const IrVar *iv = &f->vars.items[v];
+        bool plain = iv->base == IR_NONE && !iv->is_global && a->kind != VK_CONTAINER && !(a->flags & VF_OUTER);
+        if (plain && !(a->def != IR_NONE && ir_loop_contains(f, li, a->def) && a->carried == li)) continue;
+        return true;
     }
     return false;
 }

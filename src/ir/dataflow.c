@@ -1170,7 +1170,7 @@ static uint32_t df_control(Interp *I, uint32_t op)
             if (back_dead) back = r->cont, back_dead = false;
             else back = df_env_join(I, back, r->cont);
         }
-        if (!back_dead) I->ff->backedge[r->loop] = back, I->ff->backentry[r->loop] = r->pre;
+        if (!back_dead) I->ff->backedge[r->loop] = back;
         /* the new header: entry joined with the back edge; values that changed are phis */
         bool changed = false;
         if (!back_dead) r->alt = df_env_header(I, r->pre, back, r->alt, r->op, r->loop, &changed);
@@ -1223,7 +1223,6 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     ff->val = ARENA_NEW_N(I.arena, AVal, f->ops.len ? f->ops.len : 1);
     ff->reached = ARENA_NEW_N(I.arena, uint8_t, f->ops.len ? f->ops.len : 1);
     ff->backedge = ARENA_NEW_N(I.arena, DfNode *, f->loops.len ? f->loops.len : 1);
-    ff->backentry = ARENA_NEW_N(I.arena, DfNode *, f->loops.len ? f->loops.len : 1);
     ff->ret = aval_unset();
     I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);

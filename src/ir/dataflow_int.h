@@ -65,6 +65,8 @@ static inline AVal aval_join(const AVal *a, const AVal *b)
 struct DfNode {
     uint32_t stamp; /* the epoch that may write it in place; 0: never */
     uint8_t live;   /* some value below has grad or elem G_LIVE */
+    uint8_t live_held; /* ... and is held outside a plain local (df_backedge_live) */
+    uint32_t def_lo, def_hi; /* the range of the defining ops of the live values below */
     union {
         struct DfNode *kid[DF_FAN];
         AVal val[DF_FAN];

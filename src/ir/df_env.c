@@ -16,6 +16,7 @@ static DfNode *df_env__node(Interp *I, const DfNode *from, uint32_t stamp)
 {
     DfNode *n = ARENA_NEW(I->arena, DfNode);
     if (from) *n = *from;
+    else n->def_lo = UINT32_MAX;
     n->stamp = stamp;
     return n;
 }
@@ -25,12 +26,32 @@ static bool df_env__live_val(const AVal *v)
     return v->grad == G_LIVE || v->elem == G_LIVE;
 }
 
-static void df_env__relive(DfNode *n, bool leaf)
+/* Held outside a plain local: an attribute, a global, a container, a value from outside the call
+ * (what may outlive a loop's iterations without being built from the previous one). */
+static bool df_env__held(const IrFunc *f, uint32_t v, const AVal *a)
 {
-    uint8_t live = 0;
-    for (uint32_t i = 0; i < DF_FAN && !live; i++)
-        live = leaf ? df_env__live_val(&n->u.val[i]) : n->u.kid[i]->live;
-    n->live = live;
+    const IrVar *iv = &f->vars.items[v];
+    return iv->base != IR_NONE || iv->is_global || a->kind == VK_CONTAINER || (a->flags & VF_OUTER);
+}
+
+/* The summaries of node n (its values are those of variables base.., a leaf; or its children's). */
+static void df_env__relive(const IrFunc *f, DfNode *n, bool leaf, uint32_t base)
+{
+    n->live = n->live_held = 0;
+    n->def_lo = UINT32_MAX, n->def_hi = 0;
+    for (uint32_t i = 0; i < DF_FAN; i++) {
+        if (leaf) {
+            const AVal *a = &n->u.val[i];
+            if (!df_env__live_val(a) || base + i >= f->vars.len) continue;
+            n->live = 1;
+            if (df_env__held(f, base + i, a)) n->live_held = 1;
+            if (a->def != IR_NONE) n->def_lo = GL_MIN(n->def_lo, a->def), n->def_hi = GL_MAX(n->def_hi, a->def);
+        } else {
+            const DfNode *k = n->u.kid[i];
+            n->live |= k->live, n->live_held |= k->live_held;
+            n->def_lo = GL_MIN(n->def_lo, k->def_lo), n->def_hi = GL_MAX(n->def_hi, k->def_hi);
+        }
+    }
 }
 
 void df_env_init(Interp *I)
@@ -73,7 +94,7 @@ static void df_env__put(Interp *I, DfNode **root, uint32_t v, AVal val, uint32_t
         }
         slot = &n->u.kid[(v >> (DF_FAN_BITS * l)) & (DF_FAN - 1)];
     }
-    for (uint32_t k = depth; k-- > 0;) df_env__relive(path[k], k == depth - 1);
+    for (uint32_t k = depth; k-- > 0;) df_env__relive(I->f, path[k], k == depth - 1, v & ~(DF_FAN - 1));
 }
 
 void df_env_set(Interp *I, uint32_t v, AVal val)
@@ -96,31 +117,36 @@ DfNode *df_env_share(Interp *I)
 }
 
 /* A node with the given values or children, or a or b when it equals one of them (sharing). */
-static DfNode *df_env__made(Interp *I, DfNode *a, DfNode *b, const DfNode *made, bool leaf)
+static DfNode *df_env__made(Interp *I, DfNode *a, DfNode *b, const DfNode *made, bool leaf, uint32_t base)
 {
     size_t sz = leaf ? sizeof(AVal) * DF_FAN : sizeof(DfNode *) * DF_FAN;
     if (!memcmp(&made->u, &a->u, sz)) return a;
     if (b && !memcmp(&made->u, &b->u, sz)) return b;
     DfNode *n = df_env__node(I, made, 0);
-    df_env__relive(n, leaf);
+    df_env__relive(I->f, n, leaf, base);
     return n;
 }
 
-static DfNode *df_env__join(Interp *I, DfNode *a, DfNode *b, uint32_t l)
+static uint32_t df_env__kid_base(uint32_t base, uint32_t i, uint32_t l)
+{
+    return base + (i << (DF_FAN_BITS * l));
+}
+
+static DfNode *df_env__join(Interp *I, DfNode *a, DfNode *b, uint32_t l, uint32_t base)
 {
     if (a == b) return a;
     DfNode t;
     memset(&t, 0, sizeof t);
     for (uint32_t i = 0; i < DF_FAN; i++) {
         if (!l) t.u.val[i] = aval_join(&a->u.val[i], &b->u.val[i]);
-        else t.u.kid[i] = df_env__join(I, a->u.kid[i], b->u.kid[i], l - 1);
+        else t.u.kid[i] = df_env__join(I, a->u.kid[i], b->u.kid[i], l - 1, df_env__kid_base(base, i, l));
     }
-    return df_env__made(I, a, b, &t, !l);
+    return df_env__made(I, a, b, &t, !l, base);
 }
 
 DfNode *df_env_join(Interp *I, DfNode *a, DfNode *b)
 {
-    return df_env__join(I, a, b, I->height);
+    return df_env__join(I, a, b, I->height, 0);
 }
 
 /* Whether a and b hold aval_eq values everywhere. */
@@ -139,7 +165,7 @@ typedef struct Header {
     bool changed;
 } Header;
 
-static DfNode *df_env__header(Header *c, DfNode *pre, DfNode *back, DfNode *alt, uint32_t l)
+static DfNode *df_env__header(Header *c, DfNode *pre, DfNode *back, DfNode *alt, uint32_t l, uint32_t base)
 {
     if (pre == back) {
         /* no phi below: the header is the entry */
@@ -150,7 +176,8 @@ static DfNode *df_env__header(Header *c, DfNode *pre, DfNode *back, DfNode *alt,
     memset(&t, 0, sizeof t);
     for (uint32_t i = 0; i < DF_FAN; i++) {
         if (l) {
-            t.u.kid[i] = df_env__header(c, pre->u.kid[i], back->u.kid[i], alt->u.kid[i], l - 1);
+            t.u.kid[i] = df_env__header(c, pre->u.kid[i], back->u.kid[i], alt->u.kid[i], l - 1,
+                                        df_env__kid_base(base, i, l));
             continue;
         }
         AVal h = pre->u.val[i];
@@ -169,14 +196,14 @@ static DfNode *df_env__header(Header *c, DfNode *pre, DfNode *back, DfNode *alt,
         if (!aval_eq(&h, &alt->u.val[i])) c->changed = true;
         t.u.val[i] = h;
     }
-    return df_env__made(c->I, alt, pre, &t, !l);
+    return df_env__made(c->I, alt, pre, &t, !l, base);
 }
 
 DfNode *df_env_header(Interp *I, DfNode *pre, DfNode *back, DfNode *alt, uint32_t loop_op, uint32_t loop,
                       bool *changed)
 {
     Header c = {I, loop_op, loop, false};
-    DfNode *r = df_env__header(&c, pre, back, alt, I->height);
+    DfNode *r = df_env__header(&c, pre, back, alt, I->height, 0);
     *changed = c.changed;
     return r;
 }
@@ -201,26 +228,33 @@ const AVal *df_backedge(const FuncFacts *ff, uint32_t loop, uint32_t var)
     return e ? df_env_at(e, ff->env_height, var) : NULL;
 }
 
-/* The live values of e on the paths where e is not `from` (a leaf that differs gives all its live
- * values). */
-static void df_env__live_diff(const DfNode *e, const DfNode *from, uint32_t l, uint32_t base, DfVarList *out)
+/* The live values of e (variables base..) held outside a plain local or defined by an op in
+ * [lo, hi]: the subtrees whose summaries say neither are skipped. */
+static void df_env__held_or_in(const IrFunc *f, const DfNode *e, uint32_t l, uint32_t base, uint32_t lo,
+                               uint32_t hi, DfVarList *out)
 {
-    if (!e->live || e == from) return;
+    if (!e->live || (!e->live_held && (e->def_hi < lo || e->def_lo > hi))) return;
     for (uint32_t i = 0; i < DF_FAN; i++) {
-        if (l) df_env__live_diff(e->u.kid[i], from->u.kid[i], l - 1, base + (i << (DF_FAN_BITS * l)), out);
-        else if (df_env__live_val(&e->u.val[i])) array_push(out, base + i);
+        if (l) {
+            df_env__held_or_in(f, e->u.kid[i], l - 1, df_env__kid_base(base, i, l), lo, hi, out);
+            continue;
+        }
+        const AVal *a = &e->u.val[i];
+        if (base + i >= f->vars.len || !df_env__live_val(a)) continue;
+        if (df_env__held(f, base + i, a) || (a->def != IR_NONE && a->def >= lo && a->def <= hi))
+            array_push(out, base + i);
     }
 }
 
-uint32_t *df_backedge_live(const FuncFacts *ff, uint32_t loop, bool written_only, Arena *a, uint32_t *n)
+uint32_t *df_backedge_live(const IrFunc *f, const FuncFacts *ff, uint32_t loop, uint32_t lo, uint32_t hi, Arena *a,
+                           uint32_t *n)
 {
     *n = 0;
     const DfNode *e = ff->backedge ? ff->backedge[loop] : NULL;
     if (!e || !e->live) return NULL;
     DfVarList l;
     array_init(&l);
-    if (written_only) df_env__live_diff(e, ff->backentry[loop], ff->env_height, 0, &l);
-    else df_env_live(e, ff->env_height, UINT32_MAX, &l);
+    df_env__held_or_in(f, e, ff->env_height, 0, lo, hi, &l);
     uint32_t *r = l.len ? ARENA_NEW_N(a, uint32_t, l.len) : NULL;
     if (r) memcpy(r, l.items, sizeof(uint32_t) * l.len);
     *n = l.len;
