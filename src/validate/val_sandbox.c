@@ -613,8 +613,8 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     if (fs_note) sb_printf(&note, "%s; ", fs_note);
     gl_free(fs_note);
     /* without a PID namespace the run's leftovers are killed at its end (process group, cgroup,
-     * orphans adopted by gradleak as subreaper), but nothing kills a setsid daemon when gradleak
-     * itself is killed first */
+     * orphans adopted by gradleak as subreaper), but a setsid daemon lives on when gradleak itself
+     * is killed first, until the next validate (val_cli.c, cli__kill_left_in) */
     if (o->no_namespaces)
         sb_puts(&note, "namespaces disabled: a setsid daemon of the program outlives the run if gradleak is killed; ");
     else if (!(r->isolation & VAL_ISO_PIDNS))
