@@ -33,7 +33,10 @@ run() {
     elif [ $rc != 0 ]; then
         echo "bench: check $* failed:"; tail -3 "$tmp/$name.err"; exit 1
     fi
-    read -r secs kib <"$tmp/time"
+    # (the last line: GNU time writes "Command exited with non-zero status 2" before it)
+    read -r secs kib <<EOF_TIME
+$(tail -n 1 "$tmp/time")
+EOF_TIME
     printf '%-34s %7.2f s   peak RSS %6.1f MB\n' "$name ($*)" "$secs" "$(echo "$kib" | awk '{ print $1 / 1024 }')"
     eval "t_$name=$secs; m_$name=$kib"
 }
