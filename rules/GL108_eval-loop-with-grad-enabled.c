@@ -9,6 +9,13 @@
  * `torch.set_grad_enabled(False)` before the loop, no caller in the file that runs the function
  * under one, and the model is not frozen with `requires_grad_(False)`.
  *
+ * It also flags the statement form: in a loop that trains, a model call after the iteration's
+ * last backward or optimizer step (a per-epoch forward over the whole validation set, a long
+ * forecast for the plots) whose result never reaches a backward, a function that trains or keeps
+ * it, a store, a return, or the next iteration's training. A call under an `if` in the loop (a
+ * periodic sample for the logs) is left alone, and so is a forward before the training step (a
+ * target network, a sampled action): it may feed the loss.
+ *
  * ## Why is this bad?
  * `model.eval()` changes dropout and batch norm, not autograd. With grad on, every forward saves
  * its activations for a backward that never comes, until its outputs are dropped at the end of the
@@ -43,7 +50,8 @@
  * ```
  *
  * ## Fix safety
- * The fix wraps the loop in `with torch.no_grad():` and indents it one level. It is unsafe: a
+ * The fix wraps the loop (or, for the statement form, the statement that holds the call) in
+ * `with torch.no_grad():` and indents it one level. It is unsafe: a
  * caller in another file may differentiate something the loop computes in a way gradleak cannot
  * see (a model method that returns through an object, a hook), and under `no_grad` that backward
  * would fail. No fix is offered in C++ (declare `torch::NoGradGuard no_grad;` before the loop) or
@@ -53,6 +61,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.no_grad.html
  * - https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation
  */
+#include "ir/api.h"
 #include "rules/rule.h"
 
 /* The first reached statement `torch.set_grad_enabled(False)` in f (grad stays off after it), or
@@ -231,6 +240,176 @@ static bool evaluates(RuleCtx *c, uint32_t t, int depth)
     return model;
 }
 
+/* The last op of loop l's body that trains: a backward, an optimizer step, a call of a function of
+ * the file that trains, or the end of an inner loop that does one of these. IR_NONE when the loop
+ * trains nothing. */
+static uint32_t last_training_op(RuleCtx *c, const IrFunc *f, uint32_t li)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t last = IR_NONE;
+    for (uint32_t i = l->op + 1; i < l->end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_LOOP && o->aux < f->loops.len) {
+            const IrLoop *k = &f->loops.items[o->aux];
+            if (k->has_backward || k->has_opt_step || k->has_step_call) last = k->end;
+            continue;
+        }
+        if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li) continue;
+        uint32_t r = ir_call_receiver(f, i), t = df_call_target(c->m, c->fx, f, i);
+        bool opt_step = r != IR_NONE && ff->val[r].kind == VK_OPTIM && (api_method(ir_call_method(f, i)).flags & M_STEP);
+        if (df_is_backward_call(f, i) || opt_step || (t != IR_NONE && t != f->index && c->fx->funcs[t].trains)) last = i;
+    }
+    return last;
+}
+
+/* Whether what op computes, followed through the rest of loop li's iteration, reaches a place where
+ * its graph could still be used: a backward, a function that trains or keeps its arguments, a
+ * store into an attribute, an item or a container, a global, a return or yield, or a variable the
+ * next iteration reads before its training ends. Values without a graph (`.item()`, numpy,
+ * detached) go anywhere. */
+static bool result_may_be_differentiated(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    uint8_t *op_t = arena_alloc(c->scratch, f->ops.len + 1), *var_t = arena_alloc(c->scratch, f->vars.len + 1);
+    memset(op_t, 0, f->ops.len + 1), memset(var_t, 0, f->vars.len + 1);
+    op_t[op] = 1;
+    for (uint32_t i = op + 1; i < l->end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        bool t = (o->a != IR_NONE && op_t[o->a]) || (o->b != IR_NONE && op_t[o->b]) || (o->c != IR_NONE && op_t[o->c]) ||
+                 (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]);
+        bool targ = false;
+        for (uint32_t k = 0; k < o->nargs && o->kind == IR_CALL; k++) {
+            uint32_t a = f->args.items[o->args + k];
+            if (op_t[a]) t = targ = true;
+        }
+        if (!t) continue;
+        op_t[i] = 1;
+        const AVal *v = &ff->val[i];
+        bool live = GL_MAX(v->grad, v->elem) == G_LIVE;
+        switch (o->kind) {
+        case IR_STORE:
+            if (o->var < f->vars.len) {
+                var_t[o->var] = 1;
+                if (live && f->vars.items[o->var].is_global) return true;
+            }
+            break;
+        case IR_SET_ATTR: case IR_SET_ITEM: case IR_RETURN: case IR_YIELD:
+            if (GL_MAX(ff->val[o->kind == IR_SET_ITEM ? o->c : o->kind == IR_SET_ATTR ? o->b : o->a].grad,
+                       ff->val[o->kind == IR_SET_ITEM ? o->c : o->kind == IR_SET_ATTR ? o->b : o->a].elem) == G_LIVE)
+                return true;
+            break;
+        case IR_CALL: {
+            if (df_is_backward_call(f, i)) return true;
+            if (!targ) break;
+            uint32_t r = ir_call_receiver(f, i), tg = df_call_target(c->m, c->fx, f, i);
+            bool arg_live = false;
+            for (uint32_t k = 0; k < o->nargs; k++) {
+                const AVal *a = &ff->val[f->args.items[o->args + k]];
+                if (op_t[f->args.items[o->args + k]] && GL_MAX(a->grad, a->elem) == G_LIVE) arg_live = true;
+            }
+            if (!arg_live) break;
+            if (tg != IR_NONE && (c->fx->funcs[tg].trains || df_func_stores_outside(c->m, tg))) return true;
+            if (r != IR_NONE && !op_t[r] && (api_method(ir_call_method(f, i)).flags & M_MUTATES)) return true;
+            break;
+        }
+        default: break;
+        }
+    }
+    /* the next iteration trains on it (`out = model(x_next)` read by the next step's loss) */
+    for (uint32_t i = l->op + 1; i <= train_end && i < l->end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]) return true;
+    }
+    return false;
+}
+
+/* Whether op sits under an `if` opened inside loop li (a periodic sample for the logs, a check
+ * on one batch): that runs now and then, not every iteration. */
+static bool conditional_in_loop(const IrFunc *f, uint32_t li, uint32_t op)
+{
+    int depth = 0;
+    for (uint32_t i = f->loops.items[li].op + 1; i < op; i++) {
+        uint8_t k = f->ops.items[i].kind;
+        if (k == IR_IF || k == IR_TRY) depth++;
+        else if ((k == IR_END_IF || k == IR_END_TRY) && depth > 0) depth--;
+    }
+    return depth > 0;
+}
+
+/* The unsafe fix of the statement form: the statement that holds the call (`pred = net(x)`, or
+ * the call alone) wrapped in `with torch.no_grad():`; later statements then compute from a value
+ * without a graph. Nothing when the call is part of a longer statement gradleak cannot delimit. */
+static void fix_wrap_statement(RuleCtx *c, const IrFunc *f, uint32_t call, uint32_t li, Diag *d)
+{
+    const char *torch = rule_torch_name(c);
+    if (c->cxx || !torch) return;
+    const IrOp *o = &f->ops.items[call];
+    uint32_t start = o->span.start, end = o->span.end;
+    for (uint32_t i = call + 1; i < f->loops.items[li].end; i++) {
+        const IrOp *s = &f->ops.items[i];
+        bool from_call = s->a == call || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK &&
+                                          f->ops.items[s->a].a == call);
+        if ((s->kind == IR_STORE || s->kind == IR_EXPR) && from_call) {
+            start = GL_MIN(start, s->span.start), end = GL_MAX(end, s->span.end);
+            if (s->kind == IR_EXPR || f->ops.items[s->a].kind != IR_UNPACK) break;
+            continue; /* the other targets of `out, h = net(x, h)` */
+        }
+        if (s->kind == IR_STORE || s->kind == IR_EXPR || s->kind == IR_SET_ATTR || s->kind == IR_SET_ITEM) {
+            if (start == o->span.start && end == o->span.end) return; /* part of a longer statement */
+            break;
+        }
+    }
+    Edit *edits;
+    uint32_t n;
+    const char *with = arena_printf(c->arena, "with %s.no_grad()", torch);
+    if (!rule_fix_wrap(c, start, end, with, &edits, &n)) return;
+    rule_fix_edits(c, d, FIX_UNSAFE, arena_printf(c->arena, "Run line %u under `%s:`", rule_line(o->span), with), edits, n);
+}
+
+/* The statement form: in a loop that trains, a model runs after the iteration's training (a
+ * per-epoch validation forward on the whole dev set, a long prediction for the plots) and what it
+ * computes never reaches a backward. */
+static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t train_end = last_training_op(c, f, li);
+    if (train_end == IR_NONE) return;
+    for (uint32_t i = train_end + 1; i < l->end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li || df_mode_off(o->mode)) continue;
+        const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
+        bool model = callee && (callee->kind == VK_MODULE || (callee->flags & VF_MAYBE_MODULE)) &&
+                     df_is_module_call(c->fx, f, i);
+        if (!model) {
+            uint32_t t = df_call_target(c->m, c->fx, f, i);
+            model = t != IR_NONE && t != f->index && evaluates(c, t, 0);
+        }
+        if (!model || conditional_in_loop(f, li, i) || model_frozen(c, fz, f, i) ||
+            result_may_be_differentiated(c, f, li, i, train_end))
+            continue;
+        const char *text = rule_text(c, f, i);
+        Diag *d = rule_report(c, o->span, SEV_WARNING,
+                              "'%s' runs with autograd on after the training step of the loop at line %u, and what "
+                              "it computes never reaches backward(): its forward keeps its activations for a "
+                              "backward that never comes (peak memory of training, 2-10x that of %s)",
+                              text, rule_line(l->span), rule_no_grad_name(c));
+        d->loop_line = rule_line(l->span);
+        rule_trace(c, d, "the loop at line %u trains up to line %u; this model call comes after it, is not under an "
+                   "`if`, and its result reaches no backward, no function that trains or keeps it, no store and "
+                   "no return", rule_line(l->span), rule_line(f->ops.items[train_end].span));
+        if (c->cxx)
+            rule_hint(c, d, "Run it in a block that starts with `torch::NoGradGuard no_grad;`");
+        else
+            rule_hint(c, d, "Run it under `with torch.no_grad():` (what is computed from its result then has no "
+                            "graph either)");
+        fix_wrap_statement(c, f, i, li, d);
+        return; /* one per loop: the first evaluation names the place */
+    }
+}
+
 void rule_GL108(RuleCtx *c)
 {
     Frozen fz;
@@ -244,6 +423,7 @@ void rule_GL108(RuleCtx *c)
         uint32_t grad_off_at = f->loops.len ? first_grad_disable(c, f) : IR_NONE;
         for (uint32_t li = 0; li < f->loops.len; li++) {
             const IrLoop *l = &f->loops.items[li];
+            if (grad_off_at == IR_NONE || grad_off_at > l->op) report_eval_after_training(c, &fz, f, li);
             /* a step loop, or a loop that looks like one step's sequence (a loop over a tensor's
              * length, a loop nested in a training loop) outside a Module: what it computes is
              * checked below, whatever the kind says */

@@ -3,7 +3,7 @@
 # glibc 2.31+ (Debian 11/12, Ubuntu 22.04/24.04) with nothing else installed: the stripped release
 # binary (build/dist/gradleak: tree-sitter, the grammar, SQLite and jansson linked in; libclang and
 # NVML loaded at run time when present), the validation harness, the man page, the completions and
-# the README, laid out as an installed prefix (bin/, share/). The staged tree
+# the README, LICENSE and the notices of the libraries linked in, laid out as an installed prefix (bin/, share/). The staged tree
 # (build/dist/stage/gradleak-VERSION-x86_64-linux) is also what tools/make-wheel.py packs.
 #
 #   tools/dist.sh DIST_CXX        (DIST_CXX: 1 when the build has the C++ front end)
@@ -33,10 +33,24 @@ stage=build/dist/stage
 rm -rf "$stage" && mkdir -p "$stage/$name"
 strip --strip-all -o build/dist/gradleak.stripped "$bin"
 GRADLEAK_BIN=build/dist/gradleak.stripped PREFIX= DESTDIR=$PWD/$stage/$name tools/install.sh >/dev/null
-cp README.md "$stage/$name/README.md"
-for f in LICENSE LICENSE.md COPYING; do
-    [ -f "$f" ] && cp "$f" "$stage/$name/$f"
-done
+cp README.md LICENSE "$stage/$name/"
+
+# The release links tree-sitter, the tree-sitter-python grammar, SQLite and jansson in: their
+# licences (MIT; SQLite is public domain) ask that their notices travel with it.
+notices=$stage/$name/THIRD_PARTY_NOTICES
+{
+    printf 'gradleak statically links the following software. Their licences follow.\n'
+    for pkg in libtree-sitter0 libjansson4 libsqlite3-0; do
+        f=/usr/share/doc/$pkg/copyright
+        [ -f "$f" ] || { echo "dist: $f is missing: install $pkg's -dev package (./configure --install-deps)" >&2; exit 1; }
+        printf '\n==== %s (Debian copyright file) ====\n\n' "$pkg"
+        cat "$f"
+    done
+    grammar=$(ls build/deps/tree-sitter-python-*.tgz 2>/dev/null | head -1)
+    [ -n "$grammar" ] || { echo "dist: build/deps/tree-sitter-python-*.tgz is missing (./configure fetches it)" >&2; exit 1; }
+    printf '\n==== %s (package/LICENSE) ====\n\n' "$(basename "$grammar" .tgz)"
+    tar -xzOf "$grammar" package/LICENSE
+} >"$notices"
 
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 mkdir -p dist

@@ -7,6 +7,7 @@ the wheel specification (PEP 427 / 491; RECORD per PEP 376), from the tree tools
   gradleak-V.data/data/share/...                (harness, man page, completions: <prefix>/share/, so
                                                  the binary finds bin/../share/gradleak/harness)
   gradleak-V.dist-info/{METADATA,WHEEL,RECORD}
+  gradleak-V.dist-info/{LICENSE,THIRD_PARTY_NOTICES}
 
 The tag is py3-none-manylinux_2_31_x86_64: any Python 3 (the package is a launcher; `validate` runs
 the user's own python and torch), glibc 2.31+ on x86-64 (tools/dist.sh checks the binary's symbol
@@ -32,6 +33,7 @@ CLASSIFIERS = [
     "Environment :: GPU :: NVIDIA CUDA",
     "Intended Audience :: Developers",
     "Intended Audience :: Science/Research",
+    "License :: OSI Approved :: MIT License",
     "Operating System :: POSIX :: Linux",
     "Programming Language :: C",
     "Programming Language :: Python :: 3",
@@ -61,6 +63,7 @@ def metadata(version: str) -> str:
         "Version: " + version,
         "Summary: Find GPU-memory hazards in PyTorch training code (a native linter, like ruff)",
         "Home-page: " + URL,
+        "License: MIT",
         "Keywords: pytorch,linter,static-analysis,gpu,memory,cuda,autograd",
         "Project-URL: Homepage, " + URL,
         "Project-URL: Documentation, " + URL + "#readme",
@@ -100,6 +103,9 @@ def main() -> int:
             with open(p, "rb") as f:
                 files.append((data + "/data/" + rel, f.read(), 0o644))
     files.sort(key=lambda t: t[0])
+    for name in ("LICENSE", "THIRD_PARTY_NOTICES"):
+        with open(os.path.join(stage, name), "rb") as f:
+            files.append((info + "/" + name, f.read(), 0o644))
     files.append((info + "/METADATA", metadata(version).encode("utf-8"), 0o644))
     wheel = "Wheel-Version: 1.0\nGenerator: gradleak tools/make-wheel.py\nRoot-Is-Purelib: false\nTag: %s\n" % TAG
     files.append((info + "/WHEEL", wheel.encode(), 0o644))

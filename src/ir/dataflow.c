@@ -130,7 +130,10 @@ static AVal df__class_attr(Interp *I, uint32_t ci, const char *name)
     for (int round = 0; round < 2; round++) {
         for (uint32_t i = 0; i < cf->attr_names.len; i++)
             if (!strcmp(cf->attr_names.items[i], name)) return cf->attr_vals.items[i];
-        if (round || I->depth >= DF_MAX_CALL_DEPTH) break;
+        /* while __init__ runs (`self.parameters()` in it) its attributes are not all known yet: a
+         * method analysed now would keep what it saw of them (`self.fc` unknown) for good */
+        if (round || I->depth >= DF_MAX_CALL_DEPTH || (c->init != IR_NONE && I->fx->funcs[c->init].in_progress))
+            break;
         /* set outside __init__ (a setup() method): analyse the other methods once, then look again */
         for (uint32_t k = 0; k < c->methods.len; k++) {
             uint32_t mi = c->methods.items[k];
@@ -141,6 +144,24 @@ static AVal df__class_attr(Interp *I, uint32_t ci, const char *name)
     return aval(VK_UNKNOWN, df__class_is_module(I->m, ci) ? G_MAY : G_NONE, IR_NONE);
 }
 
+/* The last name of what a call calls: `detach` in `utils.detach(x)` or `detach(x)`. */
+static const char *df__callee_name(Interp *I, uint32_t op)
+{
+    const IrOp *o = OP(I, op);
+    if (o->a == IR_NONE) return NULL;
+    const IrOp *callee = OP(I, o->a);
+    if (callee->kind == IR_ATTR) return callee->name;
+    if (callee->kind == IR_LOAD && callee->var < I->f->vars.len) return I->f->vars.items[callee->var].name;
+    return NULL;
+}
+
+/* A function gradleak cannot see whose name says it returns data without a graph: a project's
+ * `detach(outputs)` / `detach_all(...)` (which detach nested containers) or `to_numpy(t)`. */
+static bool df__detaching_name(const char *name)
+{
+    return name && (strstr(name, "detach") || strstr(name, "numpy"));
+}
+
 /* A module call: the result carries a live graph unless grad is off. */
 static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t max_arg)
 {
@@ -149,6 +170,7 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
     r.src = op;
     r.flags = VF_MODEL_OUT;
     if (callee->flags & VF_FROZEN) r.grad = max_arg; /* no parameter requires grad */
+    if (callee->kind == VK_OBJECT && callee->ref == REF_MODEL_WRAPPER) r.grad = G_MAY; /* agent(obs) */
     if (callee->flags & VF_LOSSMOD) {
         if (!(callee->flags & VF_NOREDUCE)) r.flags |= VF_ZERO_DIM;
         r.grad = max_arg; /* loss modules have no parameters: they pass their inputs' graph on */
@@ -274,6 +296,12 @@ static AVal df_call(Interp *I, uint32_t op)
 
     /* a submodule held in an attribute (self.lstm(x)): a model call, not a method */
     if (callee && callee->kind == IR_ATTR && cv.kind == VK_MODULE) return df__model_output(I, op, &cv, max_arg);
+    /* ... or an object of an imported class that the code treats as a module (`self.model =
+     * Backbone()`, `self.model.parameters()` elsewhere), or one built around one (`self.agent =
+     * Agent(self.net)`; `self.agent(obs)`) */
+    if (callee && callee->kind == IR_ATTR && cv.kind == VK_OBJECT && (cv.flags & VF_MAYBE_MODULE) &&
+        (cv.ref == IR_NONE || cv.ref == REF_MODEL_WRAPPER))
+        return df__model_output(I, op, &cv, max_arg);
 
     const char *method = ir_call_method(f, op);
     uint32_t recv_op = ir_call_receiver(f, op);
@@ -391,6 +419,10 @@ static AVal df_call(Interp *I, uint32_t op)
         }
         if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && (mflags & M_ZERO_GRAD))) {
             r.kind = VK_UNKNOWN;
+            /* `loss = opt.step(closure)` (L-BFGS, line searches): what the closure returns */
+            if (recv.kind == VK_OPTIM && (mflags & M_STEP) && nargs >= 1 && args[0].kind == VK_FUNC &&
+                args[0].ref != IR_NONE && args[0].ref < I->m->funcs.len && args[0].ref != I->f->index)
+                r = df__call_local(I, op, args[0].ref, NULL, 0);
             return r;
         }
         if ((recv.kind == VK_MODULE || (recv.flags & VF_MAYBE_MODULE)) && (mflags & M_MODLIST)) {
@@ -449,6 +481,8 @@ static AVal df_call(Interp *I, uint32_t op)
                 env_set_attrs(I, rv, reset);
             }
             r.grad = G_MAY;
+            /* a method of a model the function then differentiates: it ran the model's forward */
+            if (I->bw_calls[op] && !off) r.grad = G_LIVE, r.src = op, r.kind = VK_TENSOR;
             return r;
         }
         if ((mflags & M_MUTATES) && recv.kind != VK_TENSOR) {
@@ -578,9 +612,13 @@ static AVal df_call(Interp *I, uint32_t op)
     if (cv.kind == VK_MODREF && api_camel_last(o->qual)) {
         /* an imported class: an object; a model when the code treats it like one */
         r.kind = VK_OBJECT;
+        for (uint32_t i = 0; i < nargs; i++)
+            if (args[i].kind == VK_MODULE || (args[i].flags & VF_MAYBE_MODULE))
+                r.ref = REF_MODEL_WRAPPER, r.flags |= VF_MAYBE_MODULE; /* Agent(net) */
         return r;
     }
     r.grad = max_arg >= G_POST ? max_arg : (cv.kind == VK_MODREF ? G_NONE : (max_arg ? G_MAY : G_NONE));
+    if (df__detaching_name(df__callee_name(I, op))) r.grad = G_NONE; /* utils.detach(log), to_numpy(out) */
     r.src = arg_src;
     r.flags = arg_flags & (VF_MODEL_OUT | VF_BATCH);
     r.pmask = pmask;
@@ -605,14 +643,22 @@ static void df__note_tuple_return(Interp *I, uint32_t vop)
         ff->ret_tuple = 0xff;
         return;
     }
-    uint8_t plain = 0, zero = 0;
+    uint8_t plain = 0, zero = 0, weak = 0;
     for (uint32_t k = 0; k < b->nargs; k++) {
         AVal e = val_of(I, I->f->args.items[b->args + k]);
-        if (e.grad == G_NONE && e.elem == G_NONE && !e.pmask && !e.cmask && e.kind != VK_MODULE)
-            plain |= (uint8_t)(1u << k);
+        bool own = !e.pmask && !e.cmask && e.kind != VK_MODULE;
+        if (e.grad == G_NONE && e.elem == G_NONE && own) plain |= (uint8_t)(1u << k);
+        /* an attribute of an object that is no tensor (`milp.model.ObjVal`) is its own even when the
+         * object came from the arguments */
+        uint32_t eop = I->f->args.items[b->args + k];
+        bool attr = OP(I, eop)->kind == IR_ATTR && !e.cmask && e.kind == VK_UNKNOWN;
+        if (e.grad <= G_MAY && e.elem <= G_MAY && (own || attr) && e.kind != VK_TENSOR && e.kind != VK_CONTAINER &&
+            e.kind != VK_MODULE && !(e.flags & (VF_MODEL_OUT | VF_ZERO_DIM)))
+            weak |= (uint8_t)(1u << k);
         if (e.flags & VF_ZERO_DIM) zero |= (uint8_t)(1u << k);
     }
     ff->ret_plain = ff->ret_tuple ? (uint8_t)(ff->ret_plain & plain) : plain;
+    ff->ret_weak = ff->ret_tuple ? (uint8_t)(ff->ret_weak & weak) : weak;
     ff->ret_zero = ff->ret_tuple ? (uint8_t)(ff->ret_zero & zero) : zero;
     ff->ret_tuple = (uint8_t)b->nargs;
 }
@@ -627,14 +673,15 @@ static bool df__zero_dim_tuple_element(Interp *I, uint32_t op, uint32_t k)
     return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_zero >> k & 1);
 }
 
-/* Is element k of what call op returns plain (see df__note_tuple_return)? */
-static bool df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
+/* Is element k of what call op returns plain (see df__note_tuple_return)? 2: at most "maybe" */
+static int df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
 {
-    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return false;
+    if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 8) return 0;
     uint32_t t = df_call_target(I->m, I->fx, I->f, op);
-    if (t == IR_NONE || t == I->f->index) return false;
+    if (t == IR_NONE || t == I->f->index) return 0;
     const FuncFacts *cf = &I->fx->funcs[t];
-    return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_plain >> k & 1);
+    if (!cf->analysed || !cf->ret_tuple || cf->ret_tuple == 0xff || k >= cf->ret_tuple) return 0;
+    return (cf->ret_plain >> k & 1) ? 1 : (cf->ret_weak >> k & 1) ? 2 : 0;
 }
 
 /* A variable the function calls both zero_grad() and step() on, of no kind known otherwise (an
@@ -695,6 +742,7 @@ static AVal df_attr(Interp *I, uint32_t op)
     }
     if (((o->var != IR_NONE && I->module_vars[o->var]) || class_module) && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
         r.flags |= VF_MAYBE_MODULE;
+        if (r.ref == REF_MODEL_WRAPPER) r.ref = IR_NONE;
         if (r.kind == VK_UNKNOWN) r.kind = VK_MODULE, r.grad = G_NONE, r.pmask = 0;
     }
     return r;
@@ -798,7 +846,10 @@ static void df_store(Interp *I, uint32_t var, AVal v)
         v.flags |= VF_ZERO_DIM;
         if (v.kind == VK_UNKNOWN) v.kind = VK_TENSOR;
     }
-    if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) v.flags |= VF_MAYBE_MODULE;
+    if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) {
+        v.flags |= VF_MAYBE_MODULE;
+        if (v.ref == REF_MODEL_WRAPPER) v.ref = IR_NONE; /* `.train()`/`.parameters()` on it: a model */
+    }
     env_set(I, var, v);
     /* assigning the base invalidates what we knew of its attributes */
     env_set_attrs(I, var, aval_unset());
@@ -940,9 +991,12 @@ static void df_step(Interp *I, uint32_t op)
         r.def = op;
         /* `rewards, loss = finish(...)` where finish returns `..., loss_tensor` */
         bool zero = df__zero_dim_tuple_element(I, o->a, o->aux);
-        if (df__plain_tuple_element(I, o->a, o->aux)) {
-            /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain */
-            r = aval(zero ? VK_TENSOR : VK_UNKNOWN, G_NONE, op);
+        int plain = df__plain_tuple_element(I, o->a, o->aux);
+        if (plain) {
+            /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain;
+             * `loss, cost = solve(...)` returning `loss, solver.model.ObjVal`: it is not known to be
+             * a graph */
+            r = aval(zero ? VK_TENSOR : VK_UNKNOWN, plain == 1 ? G_NONE : G_MAY, op);
             if (zero) r.flags |= VF_ZERO_DIM;
             break;
         }
@@ -1226,6 +1280,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     ff->ret = aval_unset();
     I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    I.bw_calls = ARENA_NEW_N(I.arena, uint8_t, f->ops.len ? f->ops.len : 1);
     I.optim_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.attr_head = ARENA_NEW_N(I.arena, uint32_t, I.nvars ? I.nvars : 1);
     I.attr_next = ARENA_NEW_N(I.arena, uint32_t, I.nvars ? I.nvars : 1);

@@ -18,6 +18,10 @@ typedef enum GradState {
     G_LIVE, /* carries a live graph holding saved activations on the device */
 } GradState;
 
+/* AVal.ref of an object of an imported class built around a module (`agent = Agent(net)`) and
+ * used like no module (nothing calls .parameters()/.train() on it): calling it runs the module,
+ * but what the wrapper returns (numpy actions, a detached sample) is not known to be a graph. */
+#define REF_MODEL_WRAPPER (UINT32_MAX - 1)
 #define VF_ZERO_DIM 0x001   /* a 0-dim tensor (losses, full reductions) */
 #define VF_MODEL_OUT 0x002  /* produced by calling a model (or derived from such a value) */
 #define VF_BATCH 0x004      /* an item from iterating a data loader (or unknown iterable) */
@@ -69,6 +73,8 @@ typedef struct FuncFacts {
     uint8_t ret_plain;  /* bit k: element k of every returned tuple carries no graph whatever the
                          * arguments (`return output, loss.item()`) */
     uint8_t ret_zero;   /* bit k: element k of every returned tuple is a 0-dim tensor */
+    uint8_t ret_weak;   /* bit k: element k of every returned tuple is no tensor gradleak knows of
+                         * and comes from no parameter (`solver.model.ObjVal`): not a graph */
     uint8_t trains;     /* calls backward() or steps an optimizer, itself or in a function it calls:
                          * a loop that calls it is a step loop (`for b in loader: train_step(b)`) */
     uint8_t in_forward; /* a Module's forward, or what forward calls (a few levels): its loops run

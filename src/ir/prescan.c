@@ -15,6 +15,8 @@ static void df__prescan_feedback_calls(Interp *I)
         if (o->kind != IR_CALL || o->a == IR_NONE || ir_op_loop(f, i) == IR_NONE) continue;
         const IrOp *callee = &f->ops.items[o->a];
         if (callee->kind != IR_LOAD || callee->var == IR_NONE || callee->var >= I->nvars) continue;
+        /* `t_h, t_m = divmod(t_m, 60)`: a builtin fed its own result is no model */
+        if (f->vars.items[callee->var].is_global && api_builtin(f->vars.items[callee->var].name) != B_NONE) continue;
         /* the variables the call's result is stored to (directly, or unpacked) right after it */
         uint32_t stored[8], ns = 0;
         for (uint32_t k = i + 1; k < f->ops.len && k < i + 32 && ns < ARRAY_LEN(stored); k++) {
@@ -118,8 +120,12 @@ static void df__prescan_backward_sources(Interp *I)
             if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
                 df__passed_in(I, callee->var, is_param) && !unpacked[op])
                 I->module_vars[callee->var] = 1;
-            else if (recv != IR_NONE)
+            else if (recv != IR_NONE) {
                 DF_PUSH_WORK(recv); /* a method of the value: out.sum(), scaler.scale(loss) */
+                /* a method gradleak knows nothing of, on an object: `self.model.calculate_loss(b)` */
+                const char *mname = ir_call_method(f, op);
+                if (mname && !api_method(mname).flags && !api_method(mname).effect) I->bw_calls[op] = 1;
+            }
             for (uint32_t k = 0; k < o->nargs; k++)
                 if (!f->kw.items[o->args + k]) DF_PUSH_WORK(f->args.items[o->args + k]);
             break;

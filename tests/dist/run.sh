@@ -134,7 +134,7 @@ else
     (cd "$T/fresh" && env -i PATH=/usr/bin:/bin "$b" validate --no-history empty >"$T/val.out" 2>&1)
     vrc=$?
     layout=
-    for f in README.md share/gradleak/harness/gradleak_harness/__init__.py share/man/man1/gradleak.1 \
+    for f in README.md LICENSE THIRD_PARTY_NOTICES share/gradleak/harness/gradleak_harness/__init__.py share/man/man1/gradleak.1 \
         share/bash-completion/completions/gradleak share/zsh/site-functions/_gradleak \
         share/fish/vendor_completions.d/gradleak.fish; do
         [ -f "$T/fresh/gradleak-$version-x86_64-linux/$f" ] || layout="$layout $f"
@@ -190,8 +190,10 @@ names = z.namelist()
 info = [n for n in names if n.endswith(".dist-info/METADATA")][0].rsplit("/", 1)[0]
 meta = z.read(info + "/METADATA").decode()
 for key in ("Name: gradleak", "Project-URL: Source", "Project-URL: Issues", "Classifier: Operating System :: POSIX :: Linux",
-            "Requires-Python:", "Description-Content-Type: text/markdown"):
+            "Requires-Python:", "Description-Content-Type: text/markdown", "License: MIT"):
     assert key in meta, key
+for name in ("LICENSE", "THIRD_PARTY_NOTICES"):
+    assert info + "/" + name in names, name
 wheel = z.read(info + "/WHEEL").decode()
 assert "Tag: py3-none-manylinux_2_31_x86_64" in wheel and "Root-Is-Purelib: false" in wheel, wheel
 for line in z.read(info + "/RECORD").decode().splitlines():

@@ -56,6 +56,9 @@ static void py__init_tables(void)
                 if (ts_language_symbol_type(lang, (TSSymbol)s) == TSSymbolTypeRegular) kinds[s] = (uint8_t)k;
                 break;
             }
+        /* `\` at the end of a line is an extra node like a comment, wherever it sits (`return a, b,\`
+         * must not lower to a third, empty element) */
+        if (!strcmp(name, "line_continuation")) kinds[s] = PN_COMMENT;
     }
 #define FID(v, s) v = ts_language_field_id_for_name(lang, s, (uint32_t)strlen(s))
     FID(fid_left, "left"); FID(fid_right, "right"); FID(fid_body, "body"); FID(fid_condition, "condition");
@@ -1222,7 +1225,9 @@ static void py__collect_comments(IrModule *m, TSNode root, TSTreeCursor *cur)
         uint32_t nb = ts_node_start_byte(n), ne = ts_node_end_byte(n);
         bool wanted = ts_node_has_error(n) || (ne > nb && ne <= m->len && memchr(m->src + nb, '#', ne - nb));
         m->n_nodes++;
-        if (py__kind(n) == PN_COMMENT) array_push(&m->comments, py__span(n));
+        if (py__kind(n) == PN_COMMENT) {
+            if (nb < m->len && m->src[nb] == '#') array_push(&m->comments, py__span(n)); /* not a `\` */
+        }
         else if (py__kind(n) == PN_ERROR || ts_node_is_missing(n)) {
             array_push(&m->error_spans, py__span(n));
             /* nothing inside an ERROR node adds information */
