@@ -341,7 +341,7 @@ void rule_GL101(RuleCtx *c)
             if (loop == IR_NONE) continue;
             const IrLoop *l = &f->loops.items[loop];
             /* (the analysis does not follow in-place writes: acc.add_(v) is judged by v) */
-            const AVal *back = ff->backedge[loop] && !inplace ? &ff->backedge[loop][var] : NULL;
+            const AVal *back = !inplace ? df_backedge(ff, loop, var) : NULL;
             uint8_t g = back ? back->grad : add->grad;
             if (g < G_POST) continue; /* reset before the iteration ends */
             bool live = g == G_LIVE;

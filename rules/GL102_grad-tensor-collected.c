@@ -173,7 +173,7 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     if (via == VIA_INTO && l->kind != LOOP_STEP) return;
     /* a model's decoding method collecting the steps it returns to a caller that trains on them */
     if (l->kind == LOOP_FEEDBACK && rule_module_method_returns_graph(c, f)) return;
-    const AVal *back = ff->backedge[loop] ? &ff->backedge[loop][var] : NULL;
+    const AVal *back = df_backedge(ff, loop, var);
     /* at the end of an iteration: a container's items, a grown tensor's graph; a tensor written
      * into is judged by the value written (the analysis does not track in-place writes) */
     uint8_t g = !back || via == VIA_INTO ? GL_MAX(v->grad, v->elem) : concat ? back->grad : back->elem;
@@ -277,7 +277,15 @@ static void plain_store(RuleCtx *c, const IrFunc *f, uint32_t i)
  * what the comprehension moves to a device. A comprehension over a tensor's pieces, modules or a
  * range is bounded, and so is one in a Module's method (one forward's batch). The comprehension
  * is lowered straight-line: its NEXT ops lie inside the BUILD's span, just before it. */
-static void comprehension(RuleCtx *c, const IrFunc *f, uint32_t build)
+/* What comprehension() asks of a whole function, worked out once per function (asked per
+ * comprehension, it was quadratic in a module of many). */
+typedef struct FuncScan {
+    int8_t trains;   /* -1: not yet known; 1: a reached backward() call */
+    bool have_yield;
+    DfYield yield;   /* scratch of df_yield_moved */
+} FuncScan;
+
+static void comprehension(RuleCtx *c, const IrFunc *f, uint32_t build, FuncScan *scan)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrOp *b = &f->ops.items[build];
@@ -290,8 +298,12 @@ static void comprehension(RuleCtx *c, const IrFunc *f, uint32_t build)
     if (v->grad != G_LIVE) return;
     /* a function that calls backward() builds its step from it: `[model(c.cuda()) for c in crops]`
      * over one batch's crops */
-    for (uint32_t k = 0; k < f->ops.len; k++)
-        if (ff->reached[k] && df_is_backward_call(f, k)) return;
+    if (scan->trains < 0) {
+        scan->trains = 0;
+        for (uint32_t k = 0; k < f->ops.len && !scan->trains; k++)
+            if (ff->reached[k] && df_is_backward_call(f, k)) scan->trains = 1;
+    }
+    if (scan->trains) return;
     uint32_t next = IR_NONE;
     for (uint32_t k = build; k-- > 0;) {
         const IrOp *o = &f->ops.items[k];
@@ -301,8 +313,10 @@ static void comprehension(RuleCtx *c, const IrFunc *f, uint32_t build)
     if (next == IR_NONE || f->ops.items[next].a == IR_NONE) return;
     const AVal *it = &ff->val[f->ops.items[next].a];
     bool batches = it->kind == VK_LOADER;
-    if (!batches && it->kind == VK_UNKNOWN && !(it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT)))
-        batches = df_yield_moved(NULL, f, next, build, ff->reached); /* what it yields, moved to a device */
+    if (!batches && it->kind == VK_UNKNOWN && !(it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT))) {
+        if (!scan->have_yield) df_yield_init(&scan->yield, f), scan->have_yield = true;
+        batches = df_yield_moved(&scan->yield, f, next, build, ff->reached); /* what it yields, moved to a device */
+    }
     if (!batches) return;
     const char *vt = rule_text(c, f, elem);
     const char *it_text = rule_text(c, f, f->ops.items[next].a);
@@ -385,11 +399,12 @@ void rule_GL102(RuleCtx *c)
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
         if (ff->analysed) object_collections(c, f, ff);
+        FuncScan scan = {-1, false, {0}};
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
             if (!ff->reached[i]) continue;
             if (o->kind == IR_BUILD) {
-                comprehension(c, f, i);
+                comprehension(c, f, i, &scan);
             } else if (o->kind == IR_SET_ATTR || o->kind == IR_STORE) {
                 uint32_t acc_op = IR_NONE, grown = concat_value(f, i, &acc_op);
                 if (grown != IR_NONE)
@@ -428,5 +443,6 @@ void rule_GL102(RuleCtx *c)
                 report(c, f, i, o->a, o->b, "added to", VIA_COLLECT);
             }
         }
+        if (scan.have_yield) df_yield_free(&scan.yield);
     }
 }

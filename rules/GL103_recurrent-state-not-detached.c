@@ -199,9 +199,10 @@ void rule_GL103(RuleCtx *c)
                 rule_related(c, d, l->span, "the training loop that carries '%s'", name);
                 rule_trace_value(c, d, f, "fed-back input", a, v);
                 uint32_t var = f->ops.items[a].var;
-                if (var != IR_NONE && ff->backedge[v->carried])
+                const AVal *back = var != IR_NONE ? df_backedge(ff, v->carried, var) : NULL;
+                if (back)
                     rule_trace_value(c, d, f, arena_printf(c->arena, "'%s' at the end of a step", f->vars.items[var].name),
-                                     IR_NONE, &ff->backedge[v->carried][var]);
+                                     IR_NONE, back);
                 if (c->cxx) cxx_detach_hint(c, f, a, d);
                 else
                     rule_hint(c, d, "Detach it at the start of each step: `%s = %s.detach()` (or repackage_hidden() "

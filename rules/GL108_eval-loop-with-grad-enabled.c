@@ -133,13 +133,17 @@ static bool model_frozen(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call)
 /* Whether a graph-carrying value outlives an iteration of loop li: at the back edge, a variable
  * (or attribute) made before the loop or carried around it holds a live graph. Such a loop is
  * GL101/GL102's (a leak) or feeds a later backward (a rollout kept for the update). */
-static bool keeps_graph(const IrFunc *f, const FuncFacts *ff, uint32_t li)
+static bool keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t li)
 {
-    const AVal *env = ff->backedge ? ff->backedge[li] : NULL;
-    if (!env) return true; /* not interpreted: say nothing */
-    for (uint32_t v = 0; v < f->vars.len; v++) {
-        const AVal *a = &env[v];
-        if (GL_MAX(a->grad, a->elem) < G_LIVE) continue;
+    if (!ff->backedge || !ff->backedge[li]) return true; /* not interpreted: say nothing */
+    /* only live values held outside a plain local or made inside the loop can keep a graph (the
+     * tree of the environment finds those without a look at the scope's other variables) */
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t nlive;
+    const uint32_t *live = df_backedge_live(f, ff, li, l->op + 1, l->end ? l->end - 1 : 0, c->arena, &nlive);
+    for (uint32_t k = 0; k < nlive; k++) {
+        uint32_t v = live[k];
+        const AVal *a = df_backedge(ff, li, v);
         if (df_outliving_loop(f, a, li, false) != li) continue;
         /* a plain local that is only rebound (`comparison = torch.cat(...)` under `if i == 0:`,
          * `dev_loss = criterion(...)`) holds one iteration's graph; it keeps graphs only when each
@@ -438,7 +442,7 @@ void rule_GL108(RuleCtx *c)
                 uint32_t t = df_call_target(c->m, c->fx, f, i);
                 if (t != IR_NONE && t != fi && evaluates(c, t, 0)) call = i;
             }
-            if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || keeps_graph(f, ff, li) ||
+            if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || keeps_graph(c, f, ff, li) ||
                 hands_graph_away(c, f, l))
                 continue;
             if (model_frozen(c, &fz, f, call)) continue;

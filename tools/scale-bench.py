@@ -11,6 +11,11 @@ size. Shapes (N = statements):
   findings   one loop whose body is N lines `x.cuda()` (GL201: a finding, with a fix, per line)
   clean      N/2 blocks `for b in loader:` / `    total += model(b).item()` (no finding)
   mixed      blocks for GL102, GL104, GL105, GL301, GL302, GL901 (an unused noqa) and no_grad
+  noqa       one loop whose body is N lines `x.cuda()  # noqa: GL101` (GL201 and an unused noqa, GL901,
+             per line)
+  comprehension  N lines `outs_K = [model(x.cuda()) for x in batches()]` (GL102: a finding each)
+  distinct   N/3 module-level blocks, each with names of its own (a notebook exported as one module):
+             `total_K = 0` / `for b_K in loader:` / `    total_K += model(b_K)` (a finding each)
 
 usage: scale-bench.py [--sizes 10000,20000,40000,80000] [--shapes a,b] [--repeat N]
                       [--max-ratio R] [--floor SECONDS] [--gradleak PATH] [--keep DIR]
@@ -58,6 +63,14 @@ def gen(shape, n):
             blk = blocks[(k // 3) % len(blocks)]
             out.append(blk)
             k += blk.count("\n")
+    elif shape == "distinct":
+        for k in range(n // 3):
+            out.append("total_%d = 0\nfor b_%d in loader:\n    total_%d += model(b_%d)\n" % (k, k, k, k))
+    elif shape == "noqa":
+        out.append("x = torch.zeros(3)\nfor b in loader:\n")
+        out += ["    x.cuda()  # noqa: GL101\n"] * n
+    elif shape == "comprehension":
+        out += ["outs_%d = [model(x.cuda()) for x in batches()]\n" % k for k in range(n)]
     elif shape == "findings":
         out.append("x = torch.zeros(3)\nfor b in loader:\n")
         out += ["    x.cuda()\n"] * n
@@ -78,7 +91,7 @@ def cpu_time(argv):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,20000,40000,80000")
-    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed")
+    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed,distinct,comprehension,noqa")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--max-ratio", type=float, default=0)
     ap.add_argument("--floor", type=float, default=0.02, help="times below this count as this (noise)")

@@ -140,7 +140,7 @@ static int check_output_file(void *ctx, EngineRun *run, uint32_t i, RunJob *j)
     if (j->read_errno == RUN_NB_BROKEN || j->read_errno == RUN_NB_OTHER) {
         char *why = spill_get(run->spill, j->src_at, j->src_len);
         if (j->read_errno == RUN_NB_OTHER) co->n_nb_other++;
-        else co->errors++;
+        else co->errors++, co->oo.not_analysed++; /* a broken notebook: never "All checks passed!" */
         fprintf(stderr, "gradleak: %s: %s: %s\n", j->read_errno == RUN_NB_OTHER ? "note" : "error", j->path,
                 why ? why : "not linted");
         gl_free(why);

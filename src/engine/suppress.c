@@ -10,6 +10,17 @@ static const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
+typedef struct RowRef {
+    uint32_t row, k;
+} RowRef;
+
+static int suppress__cmp(const void *a, const void *b)
+{
+    const RowRef *x = a, *y = b;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    return x->k < y->k ? -1 : x->k > y->k;
+}
+
 uint32_t suppress_apply(const IrModule *m, Arena *arena, DiagList *diags, Noqa **out)
 {
     uint32_t n = m->comments.len;
@@ -26,19 +37,41 @@ uint32_t suppress_apply(const IrModule *m, Arena *arena, DiagList *diags, Noqa *
         }
     }
     if (!nn) return 0;
+    /* the comments that may apply to a row: file-level ones, and the line ones of that row, each
+     * in comment order (the first that suppresses a finding is the one marked used); by row through
+     * a sorted index, not a scan of every comment per finding (quadratic in a long file) */
+    uint32_t *file_level = gl_malloc(sizeof(uint32_t) * nn);
+    RowRef *by_row = gl_malloc(sizeof(RowRef) * nn);
+    uint32_t nfile = 0, nrow = 0;
+    for (uint32_t k = 0; k < nn; k++) {
+        if (nq[k].foreign) continue;
+        if (nq[k].file_level) file_level[nfile++] = k;
+        else by_row[nrow].row = nq[k].row, by_row[nrow++].k = k;
+    }
+    qsort(by_row, nrow, sizeof *by_row, suppress__cmp);
     uint32_t keep = 0;
     for (uint32_t i = 0; i < diags->len; i++) {
         Diag *d = &diags->items[i];
+        uint32_t lo = 0, hi = nrow;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (by_row[mid].row < d->span.row) lo = mid + 1;
+            else hi = mid;
+        }
         bool suppressed = false;
-        for (uint32_t k = 0; k < nn && !suppressed; k++) {
-            Noqa *q = &nq[k];
-            if (q->foreign || (!q->file_level && q->row != d->span.row)) continue;
+        uint32_t a = 0, b = lo;
+        while (!suppressed) {
+            bool more_a = a < nfile, more_b = b < nrow && by_row[b].row == d->span.row;
+            if (!more_a && !more_b) break;
+            Noqa *q = more_a && (!more_b || file_level[a] < by_row[b].k) ? &nq[file_level[a++]] : &nq[by_row[b++].k];
             if (!q->n_codes) { suppressed = true, q->used[RULE_COUNT] = true; continue; }
             for (uint32_t j = 0; j < q->n_codes; j++)
                 if (q->codes[j] == (RuleId)d->rule) suppressed = true, q->used[j] = true;
         }
         if (!suppressed) diags->items[keep++] = *d;
     }
+    gl_free(file_level);
+    gl_free(by_row);
     diags->len = keep;
     *out = nq;
     return nn;

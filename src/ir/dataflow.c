@@ -63,66 +63,23 @@ bool df_mode_off(uint8_t mode)
     return mode == GRAD_NO_GRAD || mode == GRAD_INFERENCE || mode == GRAD_MAYBE_OFF;
 }
 
-static AVal aval(uint8_t kind, uint8_t grad, uint32_t def)
-{
-    AVal v;
-    memset(&v, 0, sizeof v);
-    v.kind = kind, v.grad = grad, v.def = def;
-    v.src = v.carried = v.ref = IR_NONE;
-    return v;
-}
-
-static AVal aval_unset(void)
-{
-    AVal v = aval(VK_UNKNOWN, G_NONE, IR_NONE);
-    v.flags = VF_UNSET;
-    return v;
-}
-
-static bool aval_eq(const AVal *a, const AVal *b)
-{
-    return a->kind == b->kind && a->grad == b->grad && a->elem == b->elem && a->flags == b->flags &&
-           a->def == b->def && a->carried == b->carried && a->ref == b->ref && a->pmask == b->pmask &&
-           a->cmask == b->cmask;
-}
-
-static AVal aval_join(const AVal *a, const AVal *b)
-{
-    if (a->flags & VF_UNSET) return *b;
-    if (b->flags & VF_UNSET) return *a;
-    AVal r = *a;
-    if (a->kind != b->kind) r.kind = VK_UNKNOWN;
-    r.grad = GL_MAX(a->grad, b->grad);
-    r.elem = GL_MAX(a->elem, b->elem);
-    r.flags = (uint16_t)((a->flags | b->flags) & ~VF_UNSET);
-    /* 0-dim on both paths; or a Python number on one (an accumulator's `total = 0` before the
-     * loop that adds 0-dim tensors): neither can be indexed */
-    bool zero_a = (a->flags & VF_ZERO_DIM) || (a->kind == VK_SCALAR && (b->flags & VF_ZERO_DIM));
-    bool zero_b = (b->flags & VF_ZERO_DIM) || (b->kind == VK_SCALAR && (a->flags & VF_ZERO_DIM));
-    if (!(zero_a && zero_b)) r.flags &= (uint16_t)~VF_ZERO_DIM;
-    r.pmask = a->pmask | b->pmask;
-    r.cmask = a->cmask | b->cmask;
-    if (b->grad > a->grad) r.src = b->src;
-    if (a->def != b->def) r.def = GL_MIN(a->def, b->def);
-    if (r.carried == IR_NONE) r.carried = b->carried;
-    if (a->ref != b->ref) r.ref = IR_NONE;
-    return r;
-}
-
 /* ---- the interpreter ------------------------------------------------------------------------- */
 
 static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints, uint32_t nhints);
 
-static AVal *env_copy(Interp *I, const AVal *src)
+/* The current environment (df_env.c): what variable v holds, and a write. */
+static AVal env_get(Interp *I, uint32_t v)
 {
-    AVal *e = ARENA_NEW_N(I->arena, AVal, I->nvars ? I->nvars : 1);
-    memcpy(e, src, sizeof(AVal) * I->nvars);
-    return e;
+    return v < I->nvars ? *df_env_at(I->env, I->height, v) : aval_unset();
 }
 
-static void env_join_into(Interp *I, AVal *dst, const AVal *src)
+static void env_set(Interp *I, uint32_t v, AVal a) { df_env_set(I, v, a); }
+
+/* Every attribute pseudo-var of `base` (self.h of self) now holds `to`. */
+static void env_set_attrs(Interp *I, uint32_t base, AVal to)
 {
-    for (uint32_t i = 0; i < I->nvars; i++) dst[i] = aval_join(&dst[i], &src[i]);
+    if (base >= I->nvars) return;
+    for (uint32_t v = I->attr_head[base]; v != IR_NONE; v = I->attr_next[v]) env_set(I, v, to);
 }
 
 static const IrOp *OP(Interp *I, uint32_t i) { return &I->f->ops.items[i]; }
@@ -142,14 +99,20 @@ static uint8_t grad_of_arg(const AVal *v)
 static void df__backward_effect(Interp *I, uint32_t op)
 {
     uint32_t loop = ir_op_loop(I->f, op);
-    for (uint32_t i = 0; i < I->nvars; i++) {
-        AVal *v = &I->env[i];
-        bool this_iter = loop == IR_NONE || v->src == IR_NONE || ir_loop_contains(I->f, loop, v->src) ||
-                         v->carried == loop;
+    /* only the variables that hold a live graph (the tree knows where they are) */
+    DfVarList live;
+    array_init(&live);
+    df_env_live(I->env, I->height, I->nvars, &live);
+    for (uint32_t k = 0; k < live.len; k++) {
+        AVal v = env_get(I, live.items[k]);
+        bool this_iter = loop == IR_NONE || v.src == IR_NONE || ir_loop_contains(I->f, loop, v.src) ||
+                         v.carried == loop;
         if (!this_iter) continue;
-        if (v->grad == G_LIVE) v->grad = G_POST;
-        if (v->elem == G_LIVE) v->elem = G_POST;
+        if (v.grad == G_LIVE) v.grad = G_POST;
+        if (v.elem == G_LIVE) v.elem = G_POST;
+        env_set(I, live.items[k], v);
     }
+    array_free(&live);
 }
 
 static bool df__class_is_module(const IrModule *m, uint32_t ci)
@@ -500,7 +463,11 @@ static AVal df_call(Interp *I, uint32_t op)
                 r.def = op;
                 if ((mflags & M_FREEZE) && o->nargs >= 1 && ir_const_false(f, f->args.items[o->args])) {
                     r.flags |= VF_FROZEN;
-                    if (rv != IR_NONE && rv < I->nvars) I->env[rv].flags |= VF_FROZEN;
+                    if (rv != IR_NONE && rv < I->nvars) {
+                        AVal fv = env_get(I, rv);
+                        fv.flags |= VF_FROZEN;
+                        env_set(I, rv, fv);
+                    }
                 }
                 return r;
             }
@@ -519,23 +486,19 @@ static AVal df_call(Interp *I, uint32_t op)
                     r = df__call_local(I, op, mf->index, pos, np);
                     if (rv != IR_NONE) {
                         ClassFacts *cf = &I->fx->classes[recv.ref];
+                        AVal reset = aval(VK_UNKNOWN, G_NONE, op);
+                        reset.flags = VF_RESET;
                         for (uint32_t j = 0; j < cf->reset_methods.len; j++)
-                            if (!strcmp(cf->reset_methods.items[j], method))
-                                for (uint32_t v = 0; v < I->nvars; v++)
-                                    if (f->vars.items[v].base == rv) {
-                                        I->env[v] = aval(VK_UNKNOWN, G_NONE, op);
-                                        I->env[v].flags = VF_RESET;
-                                    }
+                            if (!strcmp(cf->reset_methods.items[j], method)) env_set_attrs(I, rv, reset);
                     }
                     return r;
                 }
             }
-            if (rv != IR_NONE && (mflags & M_MODULE_ONLY) && (mflags & M_RESETS))
-                for (uint32_t v = 0; v < I->nvars; v++)
-                    if (f->vars.items[v].base == rv) {
-                        I->env[v] = aval(VK_UNKNOWN, G_NONE, op);
-                        I->env[v].flags = VF_RESET;
-                    }
+            if (rv != IR_NONE && (mflags & M_MODULE_ONLY) && (mflags & M_RESETS)) {
+                AVal reset = aval(VK_UNKNOWN, G_NONE, op);
+                reset.flags = VF_RESET;
+                env_set_attrs(I, rv, reset);
+            }
             r.grad = G_MAY;
             /* a method of a model the function then differentiates: it ran the model's forward */
             if (I->bw_calls[op] && !off) r.grad = G_LIVE, r.src = op, r.kind = VK_TENSOR;
@@ -543,12 +506,13 @@ static AVal df_call(Interp *I, uint32_t op)
         }
         if ((mflags & M_MUTATES) && recv.kind != VK_TENSOR) {
             if (rv != IR_NONE) {
-                AVal *cv2 = &I->env[rv];
+                AVal cv2 = env_get(I, rv);
                 uint8_t g = G_NONE;
                 for (uint32_t i = 0; i < nargs; i++) g = GL_MAX(g, grad_of_arg(&args[i]));
-                if (cv2->kind == VK_UNKNOWN && !(cv2->flags & VF_UNSET)) cv2->kind = VK_CONTAINER;
-                cv2->elem = GL_MAX(cv2->elem, g);
-                cv2->flags |= arg_flags & VF_MODEL_OUT;
+                if (cv2.kind == VK_UNKNOWN && !(cv2.flags & VF_UNSET)) cv2.kind = VK_CONTAINER;
+                cv2.elem = GL_MAX(cv2.elem, g);
+                cv2.flags |= arg_flags & VF_MODEL_OUT;
+                env_set(I, rv, cv2);
             }
             return r;
         }
@@ -599,7 +563,11 @@ static AVal df_call(Interp *I, uint32_t op)
         /* eval(), train(), parameters()... exist only on modules: the receiver is one */
         if (mflags & M_MODULE_ONLY) {
             r.kind = mflags & M_MODE ? VK_MODULE : VK_UNKNOWN;
-            if (rv != IR_NONE && I->env[rv].kind == VK_UNKNOWN) I->env[rv].kind = VK_MODULE;
+            if (rv != IR_NONE && env_get(I, rv).kind == VK_UNKNOWN) {
+                AVal mv = env_get(I, rv);
+                mv.kind = VK_MODULE;
+                env_set(I, rv, mv);
+            }
             return r;
         }
         /* a tensor (or something that may be one) */
@@ -612,8 +580,10 @@ static AVal df_call(Interp *I, uint32_t op)
             if (me == EFF_DETACH && rv != IR_NONE && (mflags & M_DETACH_SELF)) {
                 /* an attribute not yet touched in this call (self.sums.detach_()) now holds the
                  * detached value: later reads are no longer the previous call's graph */
-                if (I->env[rv].flags & VF_UNSET) I->env[rv] = recv, I->env[rv].carried = IR_NONE;
-                I->env[rv].grad = G_NONE;
+                AVal dv = env_get(I, rv);
+                if (dv.flags & VF_UNSET) dv = recv, dv.carried = IR_NONE;
+                dv.grad = G_NONE;
+                env_set(I, rv, dv);
             }
             return r;
         case EFF_PARAM:
@@ -624,7 +594,11 @@ static AVal df_call(Interp *I, uint32_t op)
             r = recv;
             r.def = op;
             if (max_arg > r.grad && !off) r.grad = max_arg, r.src = arg_src;
-            if (rv != IR_NONE) I->env[rv].grad = r.grad;
+            if (rv != IR_NONE) {
+                AVal iv = env_get(I, rv);
+                iv.grad = r.grad;
+                env_set(I, rv, iv);
+            }
             return r;
         default: break;
         }
@@ -800,8 +774,8 @@ static AVal df_attr__plain(Interp *I, uint32_t op)
         AVal r = aval(VK_MODREF, G_NONE, op);
         return r;
     }
-    if (o->var != IR_NONE && !(I->env[o->var].flags & VF_UNSET)) {
-        AVal r = I->env[o->var];
+    if (o->var != IR_NONE && !(env_get(I, o->var).flags & VF_UNSET)) {
+        AVal r = env_get(I, o->var);
         return r;
     }
     AVal base = val_of(I, o->a);
@@ -873,7 +847,7 @@ static AVal df_load(Interp *I, uint32_t op)
         if (I->module_vars[o->var]) r.flags |= VF_MAYBE_MODULE;
         return r;
     }
-    AVal r = I->env[o->var];
+    AVal r = env_get(I, o->var);
     if (r.flags & VF_UNSET) {
         r = aval(VK_UNKNOWN, G_NONE, IR_NONE);
         if (I->f->index == 0) r.grad = G_MAY;
@@ -895,11 +869,9 @@ static void df_store(Interp *I, uint32_t var, AVal v)
         v.flags |= VF_MAYBE_MODULE;
         if (v.ref == REF_MODEL_WRAPPER) v.ref = IR_NONE; /* `.train()`/`.parameters()` on it: a model */
     }
-    I->env[var] = v;
+    env_set(I, var, v);
     /* assigning the base invalidates what we knew of its attributes */
-    if (I->has_attrs[var])
-        for (uint32_t i = 0; i < I->nvars; i++)
-            if (I->f->vars.items[i].base == var) I->env[i] = aval_unset();
+    env_set_attrs(I, var, aval_unset());
 }
 
 static void df_step(Interp *I, uint32_t op)
@@ -948,10 +920,10 @@ static void df_step(Interp *I, uint32_t op)
         /* a declared type (C++ `torch::Tensor x = ...`): a tensor even when the value's kind is unknown */
         if (api_is(o->qual, API_NAME_TENSOR_TYPE) && r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
         df_store(I, o->var, r);
-        r = I->env[o->var];
+        r = env_get(I, o->var);
         break;
     case IR_DEL:
-        if (o->var != IR_NONE) I->env[o->var] = aval(VK_NONE, G_NONE, op);
+        if (o->var != IR_NONE) env_set(I, o->var, aval(VK_NONE, G_NONE, op));
         break;
     case IR_ATTR:
         r = df_attr(I, op);
@@ -979,10 +951,11 @@ static void df_step(Interp *I, uint32_t op)
         r = val_of(I, o->c);
         uint32_t rv = ir_root_var(I->f, o->a);
         if (rv != IR_NONE) {
-            AVal *c = &I->env[rv];
-            if (c->kind == VK_UNKNOWN && !(c->flags & VF_UNSET)) c->kind = VK_CONTAINER;
-            if (c->kind == VK_TENSOR) c->grad = GL_MAX(c->grad, grad_of_arg(&r));
-            else c->elem = GL_MAX(c->elem, grad_of_arg(&r));
+            AVal c = env_get(I, rv);
+            if (c.kind == VK_UNKNOWN && !(c.flags & VF_UNSET)) c.kind = VK_CONTAINER;
+            if (c.kind == VK_TENSOR) c.grad = GL_MAX(c.grad, grad_of_arg(&r));
+            else c.elem = GL_MAX(c.elem, grad_of_arg(&r));
+            env_set(I, rv, c);
         }
         break;
     }
@@ -1152,7 +1125,7 @@ static void df_step(Interp *I, uint32_t op)
 /* `if x is not None:` — x is None where the test fails (pre: the environment that path starts
  * from); `if x is None:` — x is None inside. So `if h is not None: h = h.detach()` detaches on
  * every path that has a state, and the first iteration's None carries no graph. */
-static void df__refine_none_test(Interp *I, const IrOp *o, AVal *pre)
+static void df__refine_none_test(Interp *I, const IrOp *o, DfNode **pre)
 {
     if (o->kind != IR_IF || o->a == IR_NONE) return;
     const IrOp *c = OP(I, o->a);
@@ -1161,8 +1134,8 @@ static void df__refine_none_test(Interp *I, const IrOp *o, AVal *pre)
     if (x->kind != IR_LOAD || x->var == IR_NONE || x->var >= I->nvars || y->kind != IR_CONST || y->aux != CONST_NONE)
         return;
     AVal none = aval(VK_NONE, G_NONE, o->a);
-    if (!strcmp(c->name, "is not")) pre[x->var] = none;
-    else if (!strcmp(c->name, "is")) I->env[x->var] = none;
+    if (!strcmp(c->name, "is not")) *pre = df_env_with(I, *pre, x->var, none);
+    else if (!strcmp(c->name, "is")) env_set(I, x->var, none);
 }
 
 static uint32_t df_control(Interp *I, uint32_t op)
@@ -1175,49 +1148,49 @@ static uint32_t df_control(Interp *I, uint32_t op)
         memset(&r, 0, sizeof r);
         r.kind = o->kind;
         r.op = op;
-        r.pre = env_copy(I, I->env);
+        r.pre = df_env_share(I);
         r.pre_dead = I->dead;
         r.alt_dead = true;
-        df__refine_none_test(I, o, r.pre);
+        df__refine_none_test(I, o, &r.pre);
         array_push(&I->regions, r);
         return op + 1;
     }
     case IR_ELSE: {
         if (!I->regions.len) return op + 1;
         Region *r = array_back(&I->regions);
-        r->alt = env_copy(I, I->env);
+        r->alt = df_env_share(I);
         r->alt_dead = I->dead;
         r->has_else = 1;
-        memcpy(I->env, r->pre, sizeof(AVal) * I->nvars);
+        I->env = r->pre;
         I->dead = r->pre_dead;
         return op + 1;
     }
     case IR_END_IF: {
         if (!I->regions.len) return op + 1;
         Region r = array_pop(&I->regions);
-        const AVal *other = r.has_else ? r.alt : r.pre;
+        DfNode *other = r.has_else ? r.alt : r.pre;
         bool other_dead = r.has_else ? r.alt_dead : r.pre_dead;
-        if (I->dead && !other_dead) memcpy(I->env, other, sizeof(AVal) * I->nvars), I->dead = false;
-        else if (!I->dead && !other_dead) env_join_into(I, I->env, other);
+        if (I->dead && !other_dead) I->env = other, I->dead = false;
+        else if (!I->dead && !other_dead) I->env = df_env_join(I, df_env_share(I), other);
         return op + 1;
     }
     case IR_EXCEPT: {
         if (!I->regions.len) return op + 1;
         Region *r = array_back(&I->regions);
         if (!r->in_handler) {
-            r->alt = env_copy(I, I->env);
+            r->alt = df_env_share(I);
             r->alt_dead = I->dead;
             r->in_handler = 1;
             /* a handler may start anywhere in the body: join of before and after */
-            if (!I->dead) env_join_into(I, I->env, r->pre);
-            else memcpy(I->env, r->pre, sizeof(AVal) * I->nvars);
+            if (!I->dead) I->env = df_env_join(I, r->alt, r->pre);
+            else I->env = r->pre;
             I->dead = r->pre_dead;
         } else {
             if (!I->dead) {
-                if (r->alt_dead) memcpy(r->alt, I->env, sizeof(AVal) * I->nvars), r->alt_dead = false;
-                else env_join_into(I, r->alt, I->env);
+                if (r->alt_dead) r->alt = df_env_share(I), r->alt_dead = false;
+                else r->alt = df_env_join(I, r->alt, df_env_share(I));
             }
-            memcpy(I->env, r->pre, sizeof(AVal) * I->nvars);
+            I->env = r->pre;
             I->dead = r->pre_dead;
         }
         return op + 1;
@@ -1226,8 +1199,8 @@ static uint32_t df_control(Interp *I, uint32_t op)
         if (!I->regions.len) return op + 1;
         Region r = array_pop(&I->regions);
         if (r.in_handler && !r.alt_dead) {
-            if (I->dead) memcpy(I->env, r.alt, sizeof(AVal) * I->nvars), I->dead = false;
-            else env_join_into(I, I->env, r.alt);
+            if (I->dead) I->env = r.alt, I->dead = false;
+            else I->env = df_env_join(I, df_env_share(I), r.alt);
         }
         return op + 1;
     }
@@ -1237,11 +1210,8 @@ static uint32_t df_control(Interp *I, uint32_t op)
         r.kind = IR_LOOP;
         r.op = op;
         r.loop = o->aux;
-        r.pre = env_copy(I, I->env);
+        r.pre = r.alt = r.brk = r.cont = df_env_share(I);
         r.pre_dead = I->dead;
-        r.alt = env_copy(I, I->env);
-        r.brk = env_copy(I, I->env);
-        r.cont = env_copy(I, I->env);
         r.brk_dead = r.cont_dead = true;
         array_push(&I->regions, r);
         return op + 1;
@@ -1251,11 +1221,11 @@ static uint32_t df_control(Interp *I, uint32_t op)
         for (uint32_t i = I->regions.len; i-- > 0;) {
             Region *r = &I->regions.items[i];
             if (r->kind != IR_LOOP || r->loop != o->aux) continue;
-            AVal *dst = o->kind == IR_BREAK ? r->brk : r->cont;
+            DfNode **dst = o->kind == IR_BREAK ? &r->brk : &r->cont;
             bool *dd = o->kind == IR_BREAK ? &r->brk_dead : &r->cont_dead;
             if (!I->dead) {
-                if (*dd) memcpy(dst, I->env, sizeof(AVal) * I->nvars), *dd = false;
-                else env_join_into(I, dst, I->env);
+                if (*dd) *dst = df_env_share(I), *dd = false;
+                else *dst = df_env_join(I, *dst, df_env_share(I));
             }
             break;
         }
@@ -1267,48 +1237,30 @@ static uint32_t df_control(Interp *I, uint32_t op)
         Region *r = array_back(&I->regions);
         if (NEVER(r->kind != IR_LOOP)) return op + 1;
         /* the back edge: fall-through joined with continues */
-        AVal *back = env_copy(I, I->env);
+        DfNode *back = df_env_share(I);
         bool back_dead = I->dead;
         if (!r->cont_dead) {
-            if (back_dead) memcpy(back, r->cont, sizeof(AVal) * I->nvars), back_dead = false;
-            else env_join_into(I, back, r->cont);
+            if (back_dead) back = r->cont, back_dead = false;
+            else back = df_env_join(I, back, r->cont);
         }
         if (!back_dead) I->ff->backedge[r->loop] = back;
         /* the new header: entry joined with the back edge; values that changed are phis */
         bool changed = false;
-        if (!back_dead) {
-            for (uint32_t i = 0; i < I->nvars; i++) {
-                AVal h = r->pre[i];
-                const AVal *b = &back[i];
-                if (!aval_eq(&h, b)) {
-                    AVal j = aval_join(&h, b);
-                    /* a phi: the value may be from before the loop or from an earlier iteration;
-                     * it is as old as the entry value (so an enclosing loop sees it outlive its
-                     * iterations when the entry does) */
-                    j.def = (h.flags & VF_UNSET) || h.def == IR_NONE ? r->op : GL_MIN(h.def, r->op);
-                    if ((h.flags & VF_OUTER)) j.flags |= VF_OUTER;
-                    j.flags &= (uint16_t)~VF_UNSET;
-                    j.carried = r->loop;
-                    h = j;
-                }
-                if (!aval_eq(&h, &r->alt[i])) changed = true;
-                r->alt[i] = h;
-            }
-        }
+        if (!back_dead) r->alt = df_env_header(I, r->pre, back, r->alt, r->op, r->loop, &changed);
         if (changed && r->pass + 1 < DF_MAX_PASSES) {
             r->pass++;
-            memcpy(I->env, r->alt, sizeof(AVal) * I->nvars);
+            I->env = r->alt;
             I->dead = r->pre_dead;
             r->brk_dead = r->cont_dead = true;
             return r->op + 1;
         }
         /* exit: the header (the loop may stop at any iteration) joined with the breaks */
         Region done = array_pop(&I->regions);
-        memcpy(I->env, done.alt, sizeof(AVal) * I->nvars);
+        I->env = done.alt;
         I->dead = done.pre_dead;
         if (!done.brk_dead) {
-            if (I->dead) memcpy(I->env, done.brk, sizeof(AVal) * I->nvars), I->dead = false;
-            else env_join_into(I, I->env, done.brk);
+            if (I->dead) I->env = done.brk, I->dead = false;
+            else I->env = df_env_join(I, done.alt, done.brk);
         }
         return op + 1;
     }
@@ -1339,19 +1291,23 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     I.depth = depth;
     I.hints = hints;
     I.nhints = nhints;
-    I.env = ARENA_NEW_N(I.arena, AVal, I.nvars ? I.nvars : 1);
-    for (uint32_t i = 0; i < I.nvars; i++) I.env[i] = aval_unset();
+    df_env_init(&I);
+    ff->env_height = I.height;
     ff->val = ARENA_NEW_N(I.arena, AVal, f->ops.len ? f->ops.len : 1);
     ff->reached = ARENA_NEW_N(I.arena, uint8_t, f->ops.len ? f->ops.len : 1);
-    ff->backedge = ARENA_NEW_N(I.arena, AVal *, f->loops.len ? f->loops.len : 1);
+    ff->backedge = ARENA_NEW_N(I.arena, DfNode *, f->loops.len ? f->loops.len : 1);
     ff->ret = aval_unset();
     I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.bw_calls = ARENA_NEW_N(I.arena, uint8_t, f->ops.len ? f->ops.len : 1);
     I.optim_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
-    I.has_attrs = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
-    for (uint32_t i = 0; i < I.nvars; i++)
-        if (f->vars.items[i].base != IR_NONE && f->vars.items[i].base < I.nvars) I.has_attrs[f->vars.items[i].base] = 1;
+    I.attr_head = ARENA_NEW_N(I.arena, uint32_t, I.nvars ? I.nvars : 1);
+    I.attr_next = ARENA_NEW_N(I.arena, uint32_t, I.nvars ? I.nvars : 1);
+    for (uint32_t i = 0; i < I.nvars; i++) I.attr_head[i] = I.attr_next[i] = IR_NONE;
+    for (uint32_t i = I.nvars; i-- > 0;) {
+        uint32_t b = f->vars.items[i].base;
+        if (b != IR_NONE && b < I.nvars) I.attr_next[i] = I.attr_head[b], I.attr_head[b] = i;
+    }
     df_prescan(&I);
 
     /* a budget against pathological inputs: every op is interpreted at most this many times */
@@ -1386,7 +1342,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
             const IrVar *var = &f->vars.items[v];
             if (var->base == IR_NONE || f->vars.items[var->base].base != IR_NONE) continue;
             if (!f->vars.items[var->base].is_param) continue;
-            if (I.env[v].flags & VF_UNSET) continue;
+            if (env_get(&I, v).flags & VF_UNSET) continue;
             /* only self's attributes (self is parameter 0) */
             if (var->base != self) continue;
             const char *attr = strrchr(var->name, '.') + 1;
@@ -1395,14 +1351,14 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
             if (!known && (is_init || !api_is(f->name, API_NAME_FORWARD))) {
                 /* __init__ first; other methods (setup()) add what __init__ did not set */
                 array_push(&cf->attr_names, attr);
-                AVal a = I.env[v];
+                AVal a = env_get(&I, v);
                 a.carried = IR_NONE;
                 a.grad = GL_MIN(a.grad, G_MAY);
                 a.pmask = 0, a.cmask = 0; /* parameters of the method that stored it, not of its readers */
                 array_push(&cf->attr_vals, a);
             }
             if (is_init) {
-            } else if (I.env[v].grad == G_NONE && !api_is(f->name, API_NAME_FORWARD)) {
+            } else if (env_get(&I, v).grad == G_NONE && !api_is(f->name, API_NAME_FORWARD)) {
                 resets = true;
             }
         }

@@ -55,10 +55,15 @@ typedef struct AVal {
     uint32_t ref;   /* VK_FUNC: function; VK_CLASS/VK_MODULE/VK_OBJECT: class or IR_NONE */
 } AVal;
 
+/* An environment (variable -> AVal): a persistent tree (ir/df_env.c), read with df_backedge. */
+typedef struct DfNode DfNode;
+
 /* Facts about one function. */
 typedef struct FuncFacts {
     AVal *val;          /* per op: the op's value (for stores: the stored value), converged */
-    AVal **backedge;    /* per loop: environment at the back edge (per variable), last pass */
+    DfNode **backedge;  /* per loop: environment at the back edge, last pass (NULL: never reached);
+                         * read with df_backedge / df_backedge_live */
+    uint8_t env_height; /* of the environments' trees */
     uint8_t *reached;   /* per op: interpreted on a live path */
     AVal ret;           /* join of returned values */
     uint8_t analysed, in_progress, runs_per_step;
@@ -141,6 +146,16 @@ const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t o
 void df_facts_free(Facts *f);
 
 /* Queries for the rules. */
+/* The value of variable var at the back edge of loop `loop` (last pass); NULL when the back edge
+ * was never reached. */
+const AVal *df_backedge(const FuncFacts *ff, uint32_t loop, uint32_t var);
+/* The variables whose value at the back edge of `loop` carries a live graph (grad or elem G_LIVE)
+ * and either is held outside a plain local (an attribute, a global, a container, VF_OUTER) or was
+ * made by an op in [lo, hi]; in increasing order, in an array of the arena (*n of them; NULL and 0
+ * when none or unreached). The environment's tree keeps those summaries, so this costs what those
+ * variables are, not what the function's variables are. */
+uint32_t *df_backedge_live(const IrFunc *f, const FuncFacts *ff, uint32_t loop, uint32_t lo, uint32_t hi, Arena *a,
+                           uint32_t *n);
 bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op);
 bool df_is_backward_call(const IrFunc *f, uint32_t op);
 /* The function of the file that call op runs (a local function, or a method of a local class on

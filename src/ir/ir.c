@@ -28,6 +28,7 @@ void ir_module_free(IrModule *m)
         array_free(&f->ops), array_free(&f->args), array_free(&f->kw);
         array_free(&f->vars), array_free(&f->loops), array_free(&f->decorators);
         strmap_free(&f->var_index);
+        strmap_free(&f->pseudo_index);
     }
     for (uint32_t i = 0; i < m->classes.len; i++) {
         IrClass *c = m->classes.items[i];
@@ -49,14 +50,39 @@ uint32_t ir_func_var(IrFunc *f, Arena *arena, const char *name, size_t len)
     return f->vars.len - 1;
 }
 
+void ir_func_index_pseudo(IrFunc *f, uint32_t v)
+{
+    const char *name = f->vars.items[v].name;
+    if (strmap_get(&f->pseudo_index, name, strlen(name)) == UINT32_MAX)
+        strmap_put(&f->pseudo_index, name, strlen(name), v);
+}
+
 uint32_t ir_func_pseudo_var(IrFunc *f, Arena *arena, uint32_t base, const char *attr)
 {
-    for (uint32_t i = 0; i < f->vars.len; i++) {
-        const IrVar *v = &f->vars.items[i];
-        if (v->base == base && strcmp(strrchr(v->name, '.') + 1, attr) == 0) return i;
+    /* the first variable of that base and attribute; by its name ("<base's name>.<attr>") in the
+     * index, which holds every pseudo-var (a scan of the variables per attribute was quadratic in a
+     * class of many attributes). An attribute with a dot in it never matched a variable: kept so. */
+    const char *bname = f->vars.items[base].name;
+    size_t bl = strlen(bname), al = strlen(attr);
+    bool dotted = strchr(attr, '.') != NULL;
+    if (!dotted) {
+        char buf[256];
+        char *key = bl + al + 1 < sizeof buf ? buf : gl_malloc(bl + al + 1);
+        memcpy(key, bname, bl);
+        key[bl] = '.';
+        memcpy(key + bl + 1, attr, al);
+        uint32_t i = strmap_get(&f->pseudo_index, key, bl + al + 1);
+        if (key != buf) gl_free(key);
+        if (i != UINT32_MAX && f->vars.items[i].base == base) return i;
+        if (i != UINT32_MAX) /* another base of the same name (never made by the front ends): scan */
+            for (uint32_t k = 0; k < f->vars.len; k++) {
+                const IrVar *v = &f->vars.items[k];
+                if (v->base == base && strcmp(strrchr(v->name, '.') + 1, attr) == 0) return k;
+            }
     }
-    IrVar v = {arena_printf(arena, "%s.%s", f->vars.items[base].name, attr), base, 0, 0};
+    IrVar v = {arena_printf(arena, "%s.%s", bname, attr), base, 0, 0};
     array_push(&f->vars, v);
+    if (!dotted) ir_func_index_pseudo(f, f->vars.len - 1);
     return f->vars.len - 1;
 }
 

@@ -110,6 +110,8 @@ struct IrFunc {
     Array(const char *) kw;/* parallel to args: keyword name or NULL */
     Array(IrVar) vars;
     StrMap var_index;      /* plain variable name -> vars index (ir_func_var; attribute pseudo-vars are not in it) */
+    StrMap pseudo_index;   /* attribute pseudo-var name ("self.h") -> vars index, the first of that name
+                            * (ir_func_pseudo_var; see ir_func_index_pseudo) */
     Array(IrLoop) loops;
     Array(const char *) decorators; /* resolved dotted names */
     const char *cxx_key;   /* C++: "::ns::Class::method", the name other files' calls reach it by
@@ -146,6 +148,9 @@ void ir_module_free(IrModule *m); /* frees the arrays; the arena is the caller's
 IrFunc *ir_func_new(IrModule *m, const char *name);
 uint32_t ir_func_var(IrFunc *f, Arena *arena, const char *name, size_t len);
 uint32_t ir_func_pseudo_var(IrFunc *f, Arena *arena, uint32_t base, const char *attr);
+/* Puts pseudo-var v into f->pseudo_index unless a variable of its name is there (for copies of a
+ * function's variables made without ir_func_pseudo_var). */
+void ir_func_index_pseudo(IrFunc *f, uint32_t v);
 uint32_t ir_op_loop(const IrFunc *f, uint32_t op); /* innermost loop whose body holds op, or IR_NONE */
 bool ir_loop_contains(const IrFunc *f, uint32_t loop, uint32_t op);
 /* Queries that only read the IR. */

@@ -79,9 +79,32 @@ const char *const val_usage_text =
     "--cmd, crashed, timed out, no torch...).\n"
     "Exit status: 0, 1 per --fail-on, 2 usage or internal error.\n";
 
+/* SIGKILLs our processes whose working directory is `dir` or below it: what a killed run left
+ * behind where it had no PID namespace to take them with it (a `setsid` daemon of the program,
+ * started in its copy of the project). A daemon that changed directory elsewhere is not found. */
+static void cli__kill_left_in(const char *dir)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    size_t dl = strlen(dir);
+    while (d && (e = readdir(d))) {
+        char *end = NULL;
+        long pid = strtol(e->d_name, &end, 10);
+        if (end == e->d_name || *end || pid <= 1 || pid == (long)getpid()) continue;
+        char link[64], cwd[4096];
+        snprintf(link, sizeof link, "/proc/%ld/cwd", pid);
+        ssize_t n = readlink(link, cwd, sizeof cwd - 1); /* fails for other users' processes */
+        if (n <= 0) continue;
+        cwd[n] = 0;
+        if ((size_t)n >= dl && !strncmp(cwd, dir, dl) && (cwd[dl] == 0 || cwd[dl] == '/')) kill((pid_t)pid, SIGKILL);
+    }
+    if (d) closedir(d);
+}
+
 /* Removes the working folders of earlier validate runs that were killed (SIGKILL, a lost CI job)
  * before they could clean up: gradleak-validate-PID.XXXXXX of ours whose PID is gone. A folder
- * holds copies of the project (up to 512 MiB each). A reused PID only keeps a folder longer. */
+ * holds copies of the project (up to 512 MiB each). A reused PID only keeps a folder longer.
+ * What such a run left running in its folder is killed first. */
 static void cli__sweep_stale(const char *tmproot)
 {
     DIR *d = opendir(tmproot);
@@ -97,6 +120,8 @@ static void cli__sweep_stale(const char *tmproot)
         snprintf(path, sizeof path, "%s/%s", tmproot, n);
         struct stat st;
         if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
+        char real[PATH_MAX];
+        cli__kill_left_in(realpath(path, real) ? real : path);
         val_remove_tree(path);
     }
     if (d) closedir(d);

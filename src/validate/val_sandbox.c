@@ -612,9 +612,14 @@ int val_sandbox_run(const ValSandboxOpts *o, ValSandboxResult *r, char **why)
     sb_init(&note);
     if (fs_note) sb_printf(&note, "%s; ", fs_note);
     gl_free(fs_note);
-    if (o->no_namespaces) sb_puts(&note, "namespaces disabled; ");
+    /* without a PID namespace the run's leftovers are killed at its end (process group, cgroup,
+     * orphans adopted by gradleak as subreaper), but a setsid daemon lives on when gradleak itself
+     * is killed first, until the next validate (val_cli.c, cli__kill_left_in) */
+    if (o->no_namespaces)
+        sb_puts(&note, "namespaces disabled: a setsid daemon of the program outlives the run if gradleak is killed; ");
     else if (!(r->isolation & VAL_ISO_PIDNS))
-        sb_puts(&note, "no PID namespace (unshare refused): leftovers are killed by process group and cgroup; ");
+        sb_puts(&note, "no PID namespace (unshare refused): leftovers are killed by process group and cgroup at the "
+                       "end, but a setsid daemon outlives the run if gradleak itself is killed; ");
     if (mount_errno)
         sb_printf(&note, "no private /proc in the PID namespace (%s): CUDA may fail to initialise; ", strerror(mount_errno));
     if (!o->no_namespaces && !(r->isolation & VAL_ISO_NETNS))

@@ -214,12 +214,13 @@ fi
 
 # ---- the summary counts what was not analysed ---------------------------------------------------
 # A skipped, unreadable or unusable path is counted in the summary, which then never says "All
-# checks passed!" (nothing checked it): binary, over --max-file-size, a symlink loop, a FIFO, and
-# mixed with clean and flagged files.
+# checks passed!" (nothing checked it): binary, over --max-file-size, a symlink loop, a FIFO, a
+# notebook that is not JSON (truncated), and mixed with clean and flagged files.
 if want bad-7; then
     printf '\0\1\2\3' >bin7.py; printf 'import torch\nx = 1\n' >clean7.py
     head -c 300 /dev/zero | tr '\0' 'x' >big7.py
     rm -f loop7a loop7b fifo7.py; ln -s loop7b loop7a; ln -s loop7a loop7b; mkfifo fifo7.py
+    printf '{"cells": [' >trunc7.ipynb
     while IFS='|' read -r id want_rc args want; do
         # shellcheck disable=SC2086
         gl --max-file-size 280 $args
@@ -240,6 +241,8 @@ bad-7.5|2|clean7.py bin7.py big7.py loop7a fifo7.py|4 files were not analysed
 bad-7.6|0|clean7.py bin7.py|No findings in the files analysed.
 bad-7.7|1|hazard.py bin7.py|1 file was not analysed
 bad-7.8|0|clean7.py|All checks passed!
+bad-7.9|2|trunc7.ipynb|1 file was not analysed
+bad-7.10|2|clean7.py trunc7.ipynb|1 file was not analysed
 EOF
 fi
 

@@ -32,6 +32,24 @@ if [ $RC = 2 ] && grep -q 'harness' "$T/err"; then ok validate/harness-missing; 
 mkdir -p "$T/clean" && printf 'import torch\n\nx = torch.zeros(3)\n' >"$T/clean/a.py"
 gl validate "$T/clean"
 if [ $RC = 0 ] && grep -q 'no growth findings' "$T/out"; then ok validate/nothing-to-validate; else fail validate/nothing-to-validate "rc=$RC $(cat "$T/out")"; fi
+# a run killed where it had no PID namespace (nothing took its processes with it) left a setsid
+# daemon in its working folder: the next validate kills it before it removes the folder
+mkdir -p "$T/left/tmp" "$T/left/proj"
+dead=$(sh -c 'echo $$')
+stale="$T/left/tmp/gradleak-validate-$dead.AbCdEf"
+mkdir -p "$stale/proj"
+lmark="29$RANDOM.$RANDOM"
+(cd "$stale/proj" && setsid sleep "$lmark" </dev/null >/dev/null 2>&1 &)
+for _ in $(seq 50); do pgrep -f "sleep $lmark" >/dev/null && break; sleep 0.1; done
+lstarted=$(pgrep -f "sleep $lmark" | grep -c .)
+cp fixtures/run/gl101_val_loss.py "$T/left/proj/leak.py"
+TMPDIR=$T/left/tmp "$GRADLEAK" validate --no-history --python /bin/false --device cpu --timeout 10 \
+    "$T/left/proj/leak.py" >"$T/out" 2>"$T/err" </dev/null
+for _ in $(seq 20); do pgrep -f "sleep $lmark" >/dev/null || break; sleep 0.1; done
+lleft=$(pgrep -f "sleep $lmark" | grep -c .)
+if [ "$lstarted" = 1 ] && [ "$lleft" = 0 ] && [ ! -e "$stale" ]; then ok validate/stale-run-daemon-killed
+else fail validate/stale-run-daemon-killed "started=$lstarted left=$lleft folder=$(ls -d "$stale" 2>/dev/null) $(tail -2 "$T/err")"; fi
+for p in $(pgrep -f "sleep $lmark"); do kill -9 "$p"; done
 # the configuration `check` reads (exclude, per-file-ignores) decides what validate lints too: one
 # project run (src/engine/run.h) for both
 mkdir -p "$T/conf/skip"

@@ -329,9 +329,12 @@ void py_chunk_splice(const PyChunk *c, const PyChunkAt *at, IrModule *m, PyImpor
         for (uint32_t k = 0; k < f->ops.len; k++) py_chunk__op(&f->ops.items[k], &d);
         for (uint32_t k = 0; k < f->loops.len; k++) py_chunk__span(&f->loops.items[k].span, &d);
         strmap_init(&f->var_index);
-        for (uint32_t k = 0; k < f->vars.len; k++)
+        strmap_init(&f->pseudo_index);
+        for (uint32_t k = 0; k < f->vars.len; k++) {
             if (f->vars.items[k].base == IR_NONE)
                 strmap_put(&f->var_index, f->vars.items[k].name, strlen(f->vars.items[k].name), k);
+            else ir_func_index_pseudo(f, k);
+        }
         array_push(&m->funcs, f);
     }
     for (uint32_t i = 0; i < c->end.classes - c->mk.classes; i++) {
@@ -434,6 +437,7 @@ void py_chunk_save(PyChunkCache *cc, const PyChunkAt *at, const PyChunkMark *mk,
         ARRAY_KEEP(a, &f->loops, &src->loops);
         ARRAY_KEEP(a, &f->decorators, &src->decorators);
         memset(&f->var_index, 0, sizeof f->var_index); /* rebuilt by splice */
+        memset(&f->pseudo_index, 0, sizeof f->pseudo_index);
     }
     uint32_t n_classes = m->classes.len - mk->classes;
     c->classes = n_classes ? ARENA_NEW_N(a, IrClass, n_classes) : NULL;
