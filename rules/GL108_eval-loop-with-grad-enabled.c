@@ -268,29 +268,47 @@ static uint32_t last_training_op(RuleCtx *c, const IrFunc *f, uint32_t li)
  * store into an attribute, an item or a container, a global, a return or yield, or a variable the
  * next iteration reads before its training ends. Values without a graph (`.item()`, numpy,
  * detached) go anywhere. */
-static bool result_may_be_differentiated(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end)
+static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end,
+                                    uint8_t *op_span, uint8_t *var_t, uint32_t *stored, uint32_t *nstored);
+
+/* var_t: one byte per variable of f, all 0 on entry and on return (the caller allocates it once
+ * per function: a file of many loops must not pay for every variable per loop). */
+static bool result_may_be_differentiated(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end,
+                                         uint8_t *var_t)
+{
+    const IrLoop *l = &f->loops.items[li];
+    /* the ops of [op, end) and the variables they store: the body's size, not the function's */
+    uint8_t *op_span = arena_alloc(c->scratch, l->end - op + 1);
+    uint32_t *stored = arena_alloc(c->scratch, sizeof *stored * (l->end - op + 1)), nstored = 0;
+    bool r = taint_reaches_graph_use(c, f, li, op, train_end, op_span, var_t, stored, &nstored);
+    for (uint32_t k = 0; k < nstored; k++) var_t[stored[k]] = 0;
+    return r;
+}
+
+static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end,
+                                    uint8_t *op_span, uint8_t *var_t, uint32_t *stored, uint32_t *nstored)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrLoop *l = &f->loops.items[li];
-    uint8_t *op_t = arena_alloc(c->scratch, f->ops.len + 1), *var_t = arena_alloc(c->scratch, f->vars.len + 1);
-    memset(op_t, 0, f->ops.len + 1), memset(var_t, 0, f->vars.len + 1);
-    op_t[op] = 1;
+#define op_t(x) ((x) >= op && (x) < l->end && op_span[(x) - op])
+    op_span[0] = 1;
     for (uint32_t i = op + 1; i < l->end; i++) {
         const IrOp *o = &f->ops.items[i];
-        bool t = (o->a != IR_NONE && op_t[o->a]) || (o->b != IR_NONE && op_t[o->b]) || (o->c != IR_NONE && op_t[o->c]) ||
+        bool t = (o->a != IR_NONE && op_t(o->a)) || (o->b != IR_NONE && op_t(o->b)) || (o->c != IR_NONE && op_t(o->c)) ||
                  (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]);
         bool targ = false;
         for (uint32_t k = 0; k < o->nargs && o->kind == IR_CALL; k++) {
             uint32_t a = f->args.items[o->args + k];
-            if (op_t[a]) t = targ = true;
+            if (op_t(a)) t = targ = true;
         }
         if (!t) continue;
-        op_t[i] = 1;
+        op_span[i - op] = 1;
         const AVal *v = &ff->val[i];
         bool live = GL_MAX(v->grad, v->elem) == G_LIVE;
         switch (o->kind) {
         case IR_STORE:
             if (o->var < f->vars.len) {
+                if (!var_t[o->var]) stored[(*nstored)++] = o->var;
                 var_t[o->var] = 1;
                 if (live && f->vars.items[o->var].is_global) return true;
             }
@@ -307,11 +325,11 @@ static bool result_may_be_differentiated(RuleCtx *c, const IrFunc *f, uint32_t l
             bool arg_live = false;
             for (uint32_t k = 0; k < o->nargs; k++) {
                 const AVal *a = &ff->val[f->args.items[o->args + k]];
-                if (op_t[f->args.items[o->args + k]] && GL_MAX(a->grad, a->elem) == G_LIVE) arg_live = true;
+                if (op_t(f->args.items[o->args + k]) && GL_MAX(a->grad, a->elem) == G_LIVE) arg_live = true;
             }
             if (!arg_live) break;
             if (tg != IR_NONE && (c->fx->funcs[tg].trains || df_func_stores_outside(c->m, tg))) return true;
-            if (r != IR_NONE && !op_t[r] && (api_method(ir_call_method(f, i)).flags & M_MUTATES)) return true;
+            if (r != IR_NONE && !op_t(r) && (api_method(ir_call_method(f, i)).flags & M_MUTATES)) return true;
             break;
         }
         default: break;
@@ -322,6 +340,7 @@ static bool result_may_be_differentiated(RuleCtx *c, const IrFunc *f, uint32_t l
         const IrOp *o = &f->ops.items[i];
         if (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]) return true;
     }
+#undef op_t
     return false;
 }
 
@@ -371,7 +390,7 @@ static void fix_wrap_statement(RuleCtx *c, const IrFunc *f, uint32_t call, uint3
 /* The statement form: in a loop that trains, a model runs after the iteration's training (a
  * per-epoch validation forward on the whole dev set, a long prediction for the plots) and what it
  * computes never reaches a backward. */
-static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li)
+static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint8_t *var_t)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrLoop *l = &f->loops.items[li];
@@ -388,7 +407,7 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
             model = t != IR_NONE && t != f->index && evaluates(c, t, 0);
         }
         if (!model || conditional_in_loop(f, li, i) || model_frozen(c, fz, f, i) ||
-            result_may_be_differentiated(c, f, li, i, train_end))
+            result_may_be_differentiated(c, f, li, i, train_end, var_t))
             continue;
         const char *text = rule_text(c, f, i);
         Diag *d = rule_report(c, o->span, SEV_WARNING,
@@ -421,9 +440,13 @@ void rule_GL108(RuleCtx *c)
         if (!ff->analysed || ff->called_grad_off || df_mode_off(f->base_mode)) continue;
         if (GL_MAX(ff->ret.grad, ff->ret.elem) == G_LIVE) continue; /* the caller may differentiate it */
         uint32_t grad_off_at = f->loops.len ? first_grad_disable(c, f) : IR_NONE;
+        uint8_t *var_t = NULL; /* report_eval_after_training's, once per function */
         for (uint32_t li = 0; li < f->loops.len; li++) {
             const IrLoop *l = &f->loops.items[li];
-            if (grad_off_at == IR_NONE || grad_off_at > l->op) report_eval_after_training(c, &fz, f, li);
+            if (grad_off_at == IR_NONE || grad_off_at > l->op) {
+                if (!var_t) var_t = arena_alloc(c->scratch, f->vars.len + 1);
+                report_eval_after_training(c, &fz, f, li, var_t);
+            }
             /* a step loop, or a loop that looks like one step's sequence (a loop over a tensor's
              * length, a loop nested in a training loop) outside a Module: what it computes is
              * checked below, whatever the kind says */
