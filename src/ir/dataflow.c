@@ -231,17 +231,24 @@ static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args
     return df__apply_summary(I, op, &callee->ret, args, nargs);
 }
 
+/* The value a function of another file returns, from its summary (made by the call at op). */
+static AVal df__extern_ret(const ExternSummary *s, uint32_t op)
+{
+    AVal ret = aval(s->kind, s->grad, op);
+    ret.elem = s->elem;
+    ret.flags = s->flags;
+    ret.pmask = s->pmask;
+    ret.cmask = s->cmask;
+    return ret;
+}
+
 /* A function of another file linted with this one, when an import names it. */
 static bool df__call_extern(Interp *I, uint32_t op, const char *qual, const AVal *args, uint32_t nargs,
                             AVal *out)
 {
     const ExternSummary *s = I->fx->ext && qual ? I->fx->ext(I->fx->ext_ctx, qual) : NULL;
     if (!s) return false;
-    AVal ret = aval(s->kind, s->grad, op);
-    ret.elem = s->elem;
-    ret.flags = s->flags;
-    ret.pmask = s->pmask;
-    ret.cmask = s->cmask;
+    AVal ret = df__extern_ret(s, op);
     AVal pos[16];
     uint32_t np = 0;
     for (uint32_t i = 0; i < nargs && np < 16; i++)
@@ -294,11 +301,7 @@ static AVal df_call(Interp *I, uint32_t op)
     if (callee && callee->kind == IR_ATTR && callee->qual && callee->qual[0] == ':' && I->fx->ext) {
         const ExternSummary *s = I->fx->ext(I->fx->ext_ctx, callee->qual);
         if (s) {
-            AVal ret = aval(s->kind, s->grad, op);
-            ret.elem = s->elem;
-            ret.flags = s->flags;
-            ret.pmask = s->pmask;
-            ret.cmask = s->cmask;
+            AVal ret = df__extern_ret(s, op);
             AVal pos[16];
             uint32_t np = 0;
             pos[np++] = val_of(I, ir_call_receiver(f, op));
