@@ -4,7 +4,20 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "front/cxx/cx.h"
+
+/* The environment the command line hands down: kept with or without libclang (a build without the
+ * C++ front end still takes it, and says nothing with it). */
+static CxEnv cx_env_set;
+
+void cx_set_env(const CxEnv *env)
+{
+    if (env) cx_env_set = *env;
+    else memset(&cx_env_set, 0, sizeof cx_env_set);
+}
+
+const CxEnv *cx_env(void) { return &cx_env_set; }
 
 #if GL_HAVE_LIBCLANG
 #include "front/cxx/cx_clang.h"
@@ -17,15 +30,6 @@ static CxApi cx_table;
 static const CxApi *cx_loaded;
 static const char *cx_why = "libclang was not loaded";
 static char cx_why_buf[512];
-static CxEnv cx_env_set;
-
-void cx_set_env(const CxEnv *env)
-{
-    if (env) cx_env_set = *env;
-    else memset(&cx_env_set, 0, sizeof cx_env_set);
-}
-
-const CxEnv *cx_env(void) { return &cx_env_set; }
 
 static pthread_once_t cx_once = PTHREAD_ONCE_INIT;
 
