@@ -119,7 +119,22 @@ int walk_paths(const char *const *paths, int n, const WalkIgnore *ig, WalkList *
                 else sb_printf(&p, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
                 struct stat es;
                 bool is_link = lstat(p.data, &es) == 0 && S_ISLNK(es.st_mode);
-                if (is_link && stat(p.data, &es) != 0) { sb_free(&p); continue; } /* dangling */
+                if (is_link && stat(p.data, &es) != 0) {
+                    /* a dangling or looping link named like a source file: it cannot be linted, and
+                     * that is said (a link to a folder or to another kind of file is no source) */
+                    int why = errno;
+                    if (walk__lintable(e->d_name) && !walk__ignored(ig, p.data, e->d_name) &&
+                        !(ig->skip && ig->skip(ig->skip_ctx, p.data, false, false))) {
+                        StrBuf m;
+                        sb_init(&m);
+                        sb_printf(&m, "broken symbolic link (%s)", strerror(why));
+                        on_err(ctx, p.data, m.data);
+                        sb_free(&m);
+                        errors++;
+                    }
+                    sb_free(&p);
+                    continue;
+                }
                 if (lstat(p.data, &es) != 0 && !is_link) { sb_free(&p); continue; }
                 if (is_link) stat(p.data, &es);
                 if (S_ISDIR(es.st_mode)) {

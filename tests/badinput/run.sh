@@ -153,7 +153,7 @@ fi
 if want bad-5.1; then
     mkdir -p w1/sub && cp hazard.py w1/sub/a.py
     ln -s .. w1/sub/up; ln -s . w1/self; ln -s loop_b w1/loop_a; ln -s loop_a w1/loop_b; ln -s nowhere.py w1/dangling.py
-    gl w1 hazard.py; check bad-5.1 1 10 'w1/sub/a.py:9:9: GL301'
+    gl w1 hazard.py; check bad-5.1 2 10 'w1/sub/a.py:9:9: GL301' 'w1/dangling.py: broken symbolic link'
     n=$(printf '%s\n' "$OUT" | grep -c 'GL301'); [ "$n" = 2 ] || fail bad-5.1b "each file once: $n findings: $(why)"
 fi
 if want bad-5.2; then
@@ -184,6 +184,11 @@ if want bad-5.4; then
     gl fifo.py hazard.py; check bad-5.4 2 10 '' 'fifo.py: cannot read: not a regular file'
     mkdir -p w4 && mkfifo w4/pipe.py && cp hazard.py w4/ok.py
     gl w4 hazard.py; check bad-5.4b 1 10 'w4/ok.py:9:9' && [[ $ERR != *pipe.py* ]] || fail bad-5.4c "the walk lints regular files only: $(why)"
+    # a dangling or looping link named like a source file in a walked folder is not analysed, and said
+    mkdir -p w4d && cp hazard.py w4d/ok.py && ln -sf /nonexistent/gone.py w4d/gone.py && ln -sf self.py w4d/self.py
+    gl w4d hazard.py; check bad-5.4d 2 10 'w4d/ok.py:9:9' 'w4d/gone.py: broken symbolic link' &&
+        { [[ $ERR == *"w4d/self.py: broken symbolic link"* && $OUT == *"2 files were not analysed"* ]] ||
+            fail bad-5.4e "a looping link is counted: $(why)"; }
 fi
 if want bad-5.5; then
     # files that vanish mid-run: -j 1 lints big.py (seconds) first; v*.py are deleted meanwhile
