@@ -344,19 +344,6 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
     return false;
 }
 
-/* Whether op sits under an `if` opened inside loop li (a periodic sample for the logs, a check
- * on one batch): that runs now and then, not every iteration. */
-static bool conditional_in_loop(const IrFunc *f, uint32_t li, uint32_t op)
-{
-    int depth = 0;
-    for (uint32_t i = f->loops.items[li].op + 1; i < op; i++) {
-        uint8_t k = f->ops.items[i].kind;
-        if (k == IR_IF || k == IR_TRY) depth++;
-        else if ((k == IR_END_IF || k == IR_END_TRY) && depth > 0) depth--;
-    }
-    return depth > 0;
-}
-
 /* The unsafe fix of the statement form: the statement that holds the call (`pred = net(x)`, or
  * the call alone) wrapped in `with torch.no_grad():`; later statements then compute from a value
  * without a graph. Nothing when the call is part of a longer statement gradleak cannot delimit. */
@@ -406,7 +393,7 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
             uint32_t t = df_call_target(c->m, c->fx, f, i);
             model = t != IR_NONE && t != f->index && evaluates(c, t, 0);
         }
-        if (!model || conditional_in_loop(f, li, i) || model_frozen(c, fz, f, i) ||
+        if (!model || rule_in_branch_of_loop(c, f, i, li) || model_frozen(c, fz, f, i) ||
             result_may_be_differentiated(c, f, li, i, train_end, var_t))
             continue;
         const char *text = rule_text(c, f, i);

@@ -77,6 +77,9 @@ const char *rule_text(RuleCtx *c, const IrFunc *f, uint32_t op);
  * (forward runs every step), or in a function called from a step loop. *loop gets the loop that
  * makes it so (IR_NONE for the called-function case). */
 bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop);
+/* Whether op sits under an `if` or `try` opened inside loop `loop` of f (it runs now and then, not
+ * every iteration). */
+bool rule_in_branch_of_loop(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t loop);
 /* Whether f is a method of a Module class that returns a value carrying a graph its own model
  * calls made (an autoregressive decoder the subclasses' forward() runs in training): a feedback
  * loop in it builds what the caller trains on (GL102, GL104). */

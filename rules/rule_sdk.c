@@ -174,6 +174,7 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
  * innermost region open at it. Up to 256 levels, as deep as the old scan looked. */
 typedef struct RuleRegion {
     uint8_t kind;    /* IR_IF or IR_TRY */
+    uint32_t op;     /* the IF or TRY op */
     uint32_t cond;   /* the if's condition op */
     uint32_t else_op; /* the first else/except op seen while it was innermost, or IR_NONE */
     uint32_t parent; /* the region around it, or IR_NONE */
@@ -207,7 +208,7 @@ static const RuleRegions *rule__regions(RuleCtx *c, const IrFunc *f)
         switch (o->kind) {
         case IR_IF: case IR_TRY:
             if (n < ARRAY_LEN(stack)) {
-                r->reg[k] = (RuleRegion){o->kind, o->a, IR_NONE, n ? stack[n - 1] : IR_NONE};
+                r->reg[k] = (RuleRegion){o->kind, i, o->a, IR_NONE, n ? stack[n - 1] : IR_NONE};
                 stack[n++] = k++;
             }
             break;
@@ -252,6 +253,14 @@ static bool rule__rare_path(RuleCtx *ctx, const IrFunc *f, uint32_t op)
         if (c->kind == IR_LOAD && c->var != IR_NONE && c->var < f->vars.len && rr->stored_in_handler[c->var]) return true;
     }
     return false;
+}
+
+bool rule_in_branch_of_loop(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t loop)
+{
+    if (op >= f->ops.len || loop >= f->loops.len) return false;
+    const RuleRegions *rr = rule__regions(c, f);
+    /* regions nest: the innermost one open at op was opened inside the loop when it starts after it */
+    return rr->open[op] != IR_NONE && rr->reg[rr->open[op]].op > f->loops.items[loop].op;
 }
 
 bool rule_module_method_returns_graph(RuleCtx *c, const IrFunc *f)
