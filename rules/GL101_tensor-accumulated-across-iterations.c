@@ -236,8 +236,9 @@ static bool method_accumulates(const RuleCtx *c, uint32_t t, uint32_t k, uint32_
     return false;
 }
 
-/* C++: `meter.update(loss)` where Meter::update is defined in another file of the run, whose
- * summary says it adds positional argument k (bit k of keep) into a member. */
+/* `meter.update(loss)` where Meter::update (C++) or Meter.update (Python, a class imported from
+ * another file) is defined in another file of the run, whose summary says it adds positional
+ * argument k (bit k of keep) into a member. */
 static void extern_accumulation(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t i, uint32_t r, uint8_t keep)
 {
     const IrOp *o = &f->ops.items[i];
@@ -252,11 +253,14 @@ static void extern_accumulation(RuleCtx *c, const IrFunc *f, const FuncFacts *ff
         const IrLoop *l = &f->loops.items[loop];
         bool live = a->grad == G_LIVE;
         const char *objtext = rule_text(c, f, r), *argtext = rule_text(c, f, aop);
+        char nbuf[256];
         Diag *d = rule_report(c, o->span, live ? SEV_ERROR : SEV_WARNING,
                               "'%s' keeps the autograd graph of every iteration: '%s' carries a %s graph and '%s' (in "
-                              "another file of the run) adds it to a member of '%s', which lives across the %s loop at "
+                              "another file of the run) adds it to %s of '%s', which lives across the %s loop at "
                               "line %u; %s",
-                              objtext, argtext, live ? "live" : "freed", f->ops.items[o->a].qual + 2, objtext,
+                              objtext, argtext, live ? "live" : "freed",
+                              df_call_extern_name(c->fx, f, i, nbuf, sizeof nbuf), c->cxx ? "a member" : "an attribute",
+                              objtext,
                               df_loop_kind_name(l->kind), rule_line(l->span),
                               live ? "each step's activations stay on the device"
                                    : "backward() freed the activations, but the graph's nodes pile up on the host");
@@ -278,7 +282,7 @@ static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *f
         if (o->kind != IR_CALL || !ff->reached[i]) continue;
         uint32_t r = ir_call_receiver(f, i);
         uint32_t t = r != IR_NONE ? df_call_target(c->m, c->fx, f, i) : IR_NONE;
-        /* C++: a method of another file of the run, by its summary */
+        /* a method of another file of the run, by its summary */
         const ExternSummary *ext = r != IR_NONE && t == IR_NONE ? df_call_extern(c->fx, f, i) : NULL;
         if (ext && ext->keep_acc) {
             extern_accumulation(c, f, ff, i, r, ext->keep_acc);

@@ -347,8 +347,9 @@ static void object_collections(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
         if (r == IR_NONE) continue;
         uint32_t t = df_call_target(c->m, c->fx, f, i);
         const ExternSummary *ext = t == IR_NONE ? df_call_extern(c->fx, f, i) : NULL;
-        /* Python's meters and buffers stay GL101's and the method's own (object_store_per_step) */
-        if (!c->cxx || (t == IR_NONE && !ext) || t == f->index) continue;
+        /* Python's meters and buffers of the file stay GL101's and the method's own
+         * (object_store_per_step); those of another file are reported here */
+        if ((!c->cxx && !ext) || (t == IR_NONE && !ext) || t == f->index) continue;
         if (t != IR_NONE && c->m->funcs.items[t]->cls == IR_NONE) continue;
         uint8_t acc = 0, coll = ext ? ext->keep_coll : 0;
         uint32_t acc_at = IR_NONE, coll_at = IR_NONE;
@@ -366,15 +367,17 @@ static void object_collections(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
             const IrLoop *l = &f->loops.items[loop];
             bool live = g == G_LIVE;
             const char *objtext = rule_text(c, f, r), *argtext = rule_text(c, f, aop);
+            char nbuf[256];
             const char *where = t != IR_NONE
                                     ? arena_printf(c->arena, "'%s' (line %u)", rule_func_name(c, c->m->funcs.items[t]->qualname),
                                                    rule_line(c->m->funcs.items[t]->ops.items[coll_at].span))
                                     : arena_printf(c->arena, "'%s' (in another file of the run)",
-                                                   f->ops.items[o->a].qual + 2);
+                                                   df_call_extern_name(c->fx, f, i, nbuf, sizeof nbuf));
             Diag *d = rule_report(c, o->span, live ? SEV_ERROR : SEV_WARNING,
                                   "'%s' collects tensors that carry an autograd graph: '%s' is passed to %s, which "
-                                  "stores it in a member of '%s', which lives across the %s loop at line %u; %s",
-                                  objtext, argtext, where, objtext, df_loop_kind_name(l->kind), rule_line(l->span),
+                                  "stores it in %s of '%s', which lives across the %s loop at line %u; %s",
+                                  objtext, argtext, where, c->cxx ? "a member" : "an attribute", objtext,
+                                  df_loop_kind_name(l->kind), rule_line(l->span),
                                   live ? "every step's activations stay on the device"
                                        : "backward() freed the activations, but the graph's nodes pile up on the host");
             d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;

@@ -95,8 +95,11 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
         ExportedFunc *e = &out->exports[out->n_exports];
         /* C++: free functions and methods under their C++ names ("::ns::Class::method") */
         const char *key = m->funcs.items[fi]->cxx_key;
-        if (key ? !df_export_cxx(fx, fi, &e->summary) : !df_export_summary(fx, fi, &e->summary)) continue;
-        e->name = arena_strdup(&out->arena, key ? key : m->funcs.items[fi]->name);
+        const char *mname = NULL; /* Python: a method of a top-level class, as "Class#method" */
+        if (key ? !df_export_cxx(fx, fi, &e->summary)
+                : !df_export_summary(fx, fi, &e->summary) && !df_export_method(fx, fi, &e->summary, &mname))
+            continue;
+        e->name = arena_strdup(&out->arena, key ? key : mname ? mname : m->funcs.items[fi]->name);
         out->n_exports++;
     }
     StrMap seen;
@@ -110,6 +113,10 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
             const IrOp *o = &f->ops.items[op];
             if (o->kind != IR_CALL || o->a == IR_NONE || !ff->reached[op]) continue;
             const char *q = f->ops.items[o->a].qual;
+            char mbuf[256];
+            uint32_t recv = q ? IR_NONE : ir_call_receiver(f, op);
+            /* a method of an object of an imported class: "utils.Meter#add" */
+            if (recv != IR_NONE) q = df_method_qual(fx, &ff->val[recv], ir_call_method(f, op), mbuf, sizeof mbuf);
             if (!q || !strncmp(q, "torch.", 6)) continue;
             uint32_t k = strmap_get(&seen, q, strlen(q));
             if (k == UINT32_MAX) {

@@ -450,13 +450,14 @@ static bool project__informative(const ExternSummary *s, const ImportedCall *c)
 {
     /* C++: a function that trains makes its caller's loop a step loop */
     if (c->qual[0] == ':' && s->trains) return true;
-    if (s->kind == VK_NONE && !(c->qual[0] == ':' && c->graph_arg && (s->keep_acc || s->keep_coll))) return false;
+    bool method = c->qual[0] == ':' || strchr(c->qual, '#'); /* C++, or a Python class's method */
+    if (s->kind == VK_NONE && !(method && c->graph_arg && (s->keep_acc || s->keep_coll))) return false;
     if (s->grad == G_LIVE || s->elem == G_LIVE) return true; /* a source: a model call inside */
     if (s->kind == VK_MODULE || s->kind == VK_OPTIM || s->kind == VK_LOADER) return true;
     if (s->cmask && c->module_arg) return true;
     if (!c->graph_arg) return false;
-    /* a C++ method: its summary replaces what its name alone suggested (`buf.add(v)`: a set's add) */
-    if (c->qual[0] == ':') return true;
+    /* a method: its summary replaces what its name alone suggested (`buf.add(v)`: a set's add) */
+    if (method) return true;
     /* a graph goes in: unless the result is derived from the arguments alone, it is cut (a sanitizer) */
     return !(s->grad == G_MAY && s->pmask && !s->flags && s->kind == VK_UNKNOWN);
 }

@@ -1,7 +1,10 @@
-/* What a method keeps of its arguments, and the summaries C++ functions export under their C++ names
- * (cross-file summaries for C++: docs/cxx.md, "Across files"). Queries over the facts of one file,
- * beside the analysis in dataflow.c. */
+/* What a method keeps of its arguments, the summaries C++ functions export under their C++ names
+ * (cross-file summaries for C++: docs/cxx.md, "Across files") and those Python methods of top-level
+ * classes export under "Class#method" (an object of an imported class: `meter.add(loss)`). Queries
+ * over the facts of one file, beside the analysis in dataflow.c. */
+#include <stdio.h>
 #include <string.h>
+#include "base/strmap.h"
 #include "ir/dataflow_int.h"
 
 /* Is op `self.<attr>` (an attribute of method f's first parameter)? Its name, else NULL. */
@@ -45,14 +48,20 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
     uint32_t self_var = f->ops.items[self_op].var;
     /* parameters rebound in the method (`v = v.item()`) are not what reaches the member */
     uint16_t rebound = 0;
+    uint32_t pvar[16]; /* the variable of parameter k */
+    for (uint32_t k = 0; k < 16; k++) pvar[k] = IR_NONE;
+    for (uint32_t i = 0; i < f->ops.len; i++)
+        if (f->ops.items[i].kind == IR_PARAM && f->ops.items[i].aux < 16) pvar[f->ops.items[i].aux] = f->ops.items[i].var;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_STORE || o->var >= f->vars.len || !f->vars.items[o->var].is_param) continue;
         if (o->a != IR_NONE && f->ops.items[o->a].kind == IR_PARAM) continue;
-        for (uint32_t k = 0; k < f->ops.len; k++)
-            if (f->ops.items[k].kind == IR_PARAM && f->ops.items[k].var == o->var && f->ops.items[k].aux < 16)
-                rebound |= (uint16_t)(1u << f->ops.items[k].aux);
+        for (uint32_t k = 0; k < 16; k++)
+            if (pvar[k] == o->var) rebound |= (uint16_t)(1u << k);
     }
+    StrMap resets; /* attributes the method starts again (found on the first append) */
+    strmap_init(&resets);
+    bool resets_done = false;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (!ff->reached[i]) continue;
@@ -101,19 +110,22 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
         const char *attr = mname ? df__self_attr(f, ir_call_receiver(f, i), self_var) : NULL;
         if (!attr || (strcmp(mname, "append") && strcmp(mname, "extend") && strcmp(mname, "insert"))) continue;
         /* started again in the method (`items_.clear()`, `items_ = {}`): bounded per call */
-        bool reset = false;
-        for (uint32_t k = 0; k < f->ops.len && !reset; k++) {
-            const IrOp *q = &f->ops.items[k];
-            if (!ff->reached[k]) continue;
-            if (q->kind == IR_SET_ATTR && q->name && !strcmp(q->name, attr) && q->a != IR_NONE &&
-                f->ops.items[q->a].kind == IR_LOAD && f->ops.items[q->a].var == self_var)
-                reset = true;
-            const char *qm = q->kind == IR_CALL ? ir_call_method(f, k) : NULL;
-            const char *qa = qm ? df__self_attr(f, ir_call_receiver(f, k), self_var) : NULL;
-            if (qa && !strcmp(qa, attr) && (!strcmp(qm, "clear") || !strcmp(qm, "pop") || !strcmp(qm, "resize")))
-                reset = true;
+        if (!resets_done) {
+            resets_done = true;
+            for (uint32_t k = 0; k < f->ops.len; k++) {
+                const IrOp *q = &f->ops.items[k];
+                if (!ff->reached[k]) continue;
+                const char *ra = NULL;
+                if (q->kind == IR_SET_ATTR && q->name && q->a != IR_NONE && f->ops.items[q->a].kind == IR_LOAD &&
+                    f->ops.items[q->a].var == self_var)
+                    ra = q->name;
+                const char *qm = q->kind == IR_CALL ? ir_call_method(f, k) : NULL;
+                const char *qa = qm ? df__self_attr(f, ir_call_receiver(f, k), self_var) : NULL;
+                if (qa && (!strcmp(qm, "clear") || !strcmp(qm, "pop") || !strcmp(qm, "resize"))) ra = qa;
+                if (ra) strmap_put(&resets, ra, strlen(ra), 1);
+            }
         }
-        if (reset) continue;
+        if (strmap_get(&resets, attr, strlen(attr)) != UINT32_MAX) continue;
         for (uint32_t a = 0; a < o->nargs; a++) {
             if (f->kw.items[o->args + a]) continue;
             const AVal *av = &ff->val[f->args.items[o->args + a]];
@@ -126,6 +138,7 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
                 }
         }
     }
+    strmap_free(&resets);
 }
 
 bool df_export_cxx(const Facts *fx, uint32_t fi, ExternSummary *out)
@@ -150,10 +163,103 @@ bool df_export_cxx(const Facts *fx, uint32_t fi, ExternSummary *out)
     return true;
 }
 
+/* Does some method of class ci other than __init__ start attribute attr again (`self.items = []`,
+ * `self.items.clear()`)? Then what its methods append to it is bounded by
+ * how often the caller starts it again (a rollout buffer cleared after each update). */
+static bool df__attr_restarted(const IrModule *m, uint32_t ci, const char *attr)
+{
+    const IrClass *c = m->classes.items[ci];
+    for (uint32_t k = 0; k < c->methods.len; k++) {
+        uint32_t gi = c->methods.items[k];
+        if (gi == c->init) continue;
+        const IrFunc *g = m->funcs.items[gi];
+        uint32_t self_op = ir_first_param(g);
+        if (self_op == IR_NONE) continue;
+        uint32_t self_var = g->ops.items[self_op].var;
+        for (uint32_t i = 0; i < g->ops.len; i++) {
+            const IrOp *q = &g->ops.items[i];
+            if (q->kind == IR_SET_ATTR && q->name && !strcmp(q->name, attr) && q->a != IR_NONE &&
+                g->ops.items[q->a].kind == IR_LOAD && g->ops.items[q->a].var == self_var)
+                return true;
+            const char *qm = q->kind == IR_CALL ? ir_call_method(g, i) : NULL;
+            const char *qa = qm ? df__self_attr(g, ir_call_receiver(g, i), self_var) : NULL;
+            if (qa && !strcmp(qa, attr) && (!strcmp(qm, "clear") || !strcmp(qm, "pop")))
+                return true;
+        }
+    }
+    return false;
+}
+
+bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const char **name)
+{
+    const IrModule *m = fx->m;
+    if (fi >= m->funcs.len) return false;
+    const IrFunc *f = m->funcs.items[fi];
+    const FuncFacts *ff = &fx->funcs[fi];
+    if (f->cxx_key || f->cls == IR_NONE || f->cls >= m->classes.len || f->parent != 0 || f->is_lambda ||
+        !ff->analysed)
+        return false;
+    const IrClass *c = m->classes.items[f->cls];
+    memset(out, 0, sizeof *out);
+    if (!(ff->ret.flags & VF_UNSET)) {
+        out->kind = ff->ret.kind;
+        out->grad = ff->ret.grad;
+        out->elem = ff->ret.elem;
+        out->flags = ff->ret.flags & (VF_ZERO_DIM | VF_MODEL_OUT | VF_LOSSMOD | VF_NOREDUCE);
+        out->pmask = ff->ret.pmask;
+        out->cmask = ff->ret.cmask;
+    } else {
+        out->kind = VK_NONE;
+    }
+    out->nparams = (uint8_t)GL_MIN(f->nparams, 255);
+    uint32_t acc_at, coll_at;
+    df_method_keeps(fx, fi, &out->keep_acc, &out->keep_coll, &acc_at, &coll_at);
+    if (out->keep_coll && coll_at != IR_NONE) {
+        /* appended to an attribute another method empties: bounded by the caller's rhythm */
+        const IrOp *o = &f->ops.items[coll_at];
+        uint32_t self_var = f->ops.items[ir_first_param(f)].var;
+        const char *attr = NULL;
+        if (o->kind == IR_CALL) attr = df__self_attr(f, df__view_base(f, ir_call_receiver(f, coll_at)), self_var);
+        else if (o->kind == IR_SET_ITEM) attr = df__self_attr(f, df__view_base(f, o->a), self_var);
+        if (!attr || df__attr_restarted(m, f->cls, attr)) out->keep_coll = 0;
+    }
+    *name = arena_printf(m->arena, "%s#%s", c->name, f->name);
+    return true;
+}
+
+const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap)
+{
+    if (!method || v->kind != VK_OBJECT || !REF_IS_EXTERN(v->ref) || (v->flags & VF_MAYBE_MODULE)) return NULL;
+    uint32_t k = v->ref - REF_EXTERN_CLASS;
+    if (k >= fx->ext_classes.len) return NULL;
+    int n = snprintf(buf, cap, "%s#%s", fx->ext_classes.items[k], method);
+    return n > 0 && (size_t)n < cap ? buf : NULL;
+}
+
 const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t op)
 {
     const IrOp *o = &f->ops.items[op];
     if (o->kind != IR_CALL || o->a == IR_NONE || !fx->ext) return NULL;
     const char *q = f->ops.items[o->a].qual;
-    return q && q[0] == ':' ? fx->ext(fx->ext_ctx, q) : NULL;
+    if (q && q[0] == ':') return fx->ext(fx->ext_ctx, q);
+    uint32_t r = ir_call_receiver(f, op);
+    char buf[256];
+    const char *mq = r != IR_NONE ? df_method_qual(fx, &fx->funcs[f->index].val[r], ir_call_method(f, op), buf, sizeof buf)
+                                  : NULL;
+    return mq ? fx->ext(fx->ext_ctx, mq) : NULL;
+}
+
+const char *df_call_extern_name(const Facts *fx, const IrFunc *f, uint32_t op, char *buf, size_t cap)
+{
+    const IrOp *o = &f->ops.items[op];
+    const char *q = o->a != IR_NONE ? f->ops.items[o->a].qual : NULL;
+    if (q && q[0] == ':') return q + 2;
+    uint32_t r = ir_call_receiver(f, op);
+    const char *mq = r != IR_NONE ? df_method_qual(fx, &fx->funcs[f->index].val[r], ir_call_method(f, op), buf, cap) : NULL;
+    if (!mq) return "?";
+    char *hash = strchr(buf, '#');
+    if (hash) *hash = '.';
+    const char *dot = hash; /* the class's own name, not its module's */
+    while (dot > buf && dot[-1] != '.') dot--;
+    return dot ? dot : buf;
 }

@@ -257,6 +257,31 @@ static bool df__call_extern(Interp *I, uint32_t op, const char *qual, const AVal
     return true;
 }
 
+/* A method of another file's class, from its summary: the object is its first argument. */
+static AVal df__call_extern_method(Interp *I, uint32_t op, const ExternSummary *s, const AVal *args, uint32_t nargs)
+{
+    const IrFunc *f = I->f;
+    const IrOp *o = OP(I, op);
+    AVal ret = df__extern_ret(s, op);
+    AVal pos[16];
+    uint32_t np = 0;
+    pos[np++] = val_of(I, ir_call_receiver(f, op));
+    for (uint32_t i = 0; i < nargs && np < 16; i++)
+        if (!f->kw.items[o->args + i]) pos[np++] = args[i];
+    return df__apply_summary(I, op, &ret, pos, np);
+}
+
+/* The REF_EXTERN_CLASS ref of objects of imported class qual (IR_NONE when there is no name). */
+static uint32_t df__extern_class(Facts *fx, const char *qual)
+{
+    if (!qual) return IR_NONE;
+    for (uint32_t k = 0; k < fx->ext_classes.len; k++)
+        if (!strcmp(fx->ext_classes.items[k], qual)) return REF_EXTERN_CLASS + k;
+    if (fx->ext_classes.len >= 0x100000) return IR_NONE;
+    array_push(&fx->ext_classes, qual);
+    return REF_EXTERN_CLASS + fx->ext_classes.len - 1;
+}
+
 static AVal df_call(Interp *I, uint32_t op)
 {
     const IrFunc *f = I->f;
@@ -300,15 +325,7 @@ static AVal df_call(Interp *I, uint32_t op)
      * method below */
     if (callee && callee->kind == IR_ATTR && callee->qual && callee->qual[0] == ':' && I->fx->ext) {
         const ExternSummary *s = I->fx->ext(I->fx->ext_ctx, callee->qual);
-        if (s) {
-            AVal ret = df__extern_ret(s, op);
-            AVal pos[16];
-            uint32_t np = 0;
-            pos[np++] = val_of(I, ir_call_receiver(f, op));
-            for (uint32_t i = 0; i < nargs && np < 16; i++)
-                if (!f->kw.items[o->args + i]) pos[np++] = args[i];
-            return df__apply_summary(I, op, &ret, pos, np);
-        }
+        if (s) return df__call_extern_method(I, op, s, args, nargs);
     }
     if (cv.kind == VK_CLASS) {
         r.kind = df__class_is_module(I->m, cv.ref) ? VK_MODULE : VK_OBJECT;
@@ -322,7 +339,7 @@ static AVal df_call(Interp *I, uint32_t op)
      * Backbone()`, `self.model.parameters()` elsewhere), or one built around one (`self.agent =
      * Agent(self.net)`; `self.agent(obs)`) */
     if (callee && callee->kind == IR_ATTR && cv.kind == VK_OBJECT && (cv.flags & VF_MAYBE_MODULE) &&
-        (cv.ref == IR_NONE || cv.ref == REF_MODEL_WRAPPER))
+        (cv.ref == IR_NONE || cv.ref == REF_MODEL_WRAPPER || REF_IS_EXTERN(cv.ref)))
         return df__model_output(I, op, &cv, max_arg);
 
     const char *method = ir_call_method(f, op);
@@ -439,6 +456,12 @@ static AVal df_call(Interp *I, uint32_t op)
             if (!ir_const_true(f, api_call_kwarg(f, op, API_KW_RETAIN_GRAPH))) df__backward_effect(I, op);
             return r;
         }
+        /* a method of a class of another file of the run (`meter.add(loss)`): its summary, before
+         * the name suggests a set's add or a dict's update */
+        char xbuf[256];
+        const char *xq = I->fx->ext ? df_method_qual(I->fx, &recv, method, xbuf, sizeof xbuf) : NULL;
+        const ExternSummary *xs = xq ? I->fx->ext(I->fx->ext_ctx, xq) : NULL;
+        if (xs) return df__call_extern_method(I, op, xs, args, nargs);
         if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && (mflags & M_ZERO_GRAD))) {
             r.kind = VK_UNKNOWN;
             /* `loss = opt.step(closure)` (L-BFGS, line searches): what the closure returns */
@@ -634,6 +657,7 @@ static AVal df_call(Interp *I, uint32_t op)
     if (cv.kind == VK_MODREF && api_camel_last(o->qual)) {
         /* an imported class: an object; a model when the code treats it like one */
         r.kind = VK_OBJECT;
+        r.ref = df__extern_class(I->fx, o->qual); /* its methods may be another file's (df_method_qual) */
         for (uint32_t i = 0; i < nargs; i++)
             if (args[i].kind == VK_MODULE || (args[i].flags & VF_MAYBE_MODULE))
                 r.ref = REF_MODEL_WRAPPER, r.flags |= VF_MAYBE_MODULE; /* Agent(net) */
@@ -785,7 +809,7 @@ static AVal df_attr__plain(Interp *I, uint32_t op)
     ApiEffect ae = api_attr(o->name);
     AVal r = aval(VK_UNKNOWN, G_NONE, op);
     if (base.kind == VK_MODULE || base.kind == VK_OBJECT) {
-        if (base.ref != IR_NONE) {
+        if (base.ref != IR_NONE && !REF_IS_EXTERN(base.ref)) {
             r = df__class_attr(I, base.ref, o->name);
             if (o->var != IR_NONE) {
                 /* read before any store in this call: the value an earlier call left there */
@@ -1418,6 +1442,7 @@ void df_analyse(const IrModule *m, Facts *out)
 {
     api_init(); /* here, so the tables exist before any test counts allocations */
     out->m = m;
+    array_init(&out->ext_classes);
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
     df__mark_module_classes(m);
@@ -1455,6 +1480,7 @@ bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
 
 void df_facts_free(Facts *f)
 {
+    array_free(&f->ext_classes);
     if (!f->classes) return;
     for (uint32_t i = 0; i < f->m->classes.len; i++) {
         array_free(&f->classes[i].attr_names);

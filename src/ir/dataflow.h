@@ -22,6 +22,12 @@ typedef enum GradState {
  * used like no module (nothing calls .parameters()/.train() on it): calling it runs the module,
  * but what the wrapper returns (numpy actions, a detached sample) is not known to be a graph. */
 #define REF_MODEL_WRAPPER (UINT32_MAX - 1)
+/* AVal.ref of an object of a class imported from another file (`meter = AverageMeter()` with
+ * `from utils import AverageMeter`): REF_EXTERN_CLASS + k, k indexing Facts.ext_classes (the
+ * class's dotted name as the file imports it). Its methods are looked up as "utils.AverageMeter#add"
+ * among the other files' exports (df_method_qual). */
+#define REF_EXTERN_CLASS 0x40000000u
+#define REF_IS_EXTERN(r) ((r) >= REF_EXTERN_CLASS && (r) < 0x80000000u)
 #define VF_ZERO_DIM 0x001   /* a 0-dim tensor (losses, full reductions) */
 #define VF_MODEL_OUT 0x002  /* produced by calling a model (or derived from such a value) */
 #define VF_BATCH 0x004      /* an item from iterating a data loader (or unknown iterable) */
@@ -124,6 +130,7 @@ typedef struct Facts {
     ExternLookup ext; /* optional: summaries of functions in other files */
     void *ext_ctx;
     ExternPerStep ext_per_step; /* optional (C++): this file's functions that other files call each step */
+    Array(const char *) ext_classes; /* imported classes whose objects the file makes (REF_EXTERN_CLASS) */
 } Facts;
 
 /* Runs the whole analysis over m. Memory lives in m->arena. out->ext and out->ext_ctx are read
@@ -132,6 +139,14 @@ void df_analyse(const IrModule *m, Facts *out);
 /* The summary of top-level function fi, for other files; false for methods, nested functions and
  * functions whose analysis did not finish. */
 bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out);
+/* The summary of method fi of a top-level Python class, for other files, under "Class#method"
+ * (written to *name, allocated in the module's arena): what it returns (self is parameter 0) and
+ * which arguments it adds into an attribute or appends to one that no method of the class starts
+ * again; false for other functions. */
+bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const char **name);
+/* The name other files export method `method` of the object v under ("utils.Meter#add"), written
+ * into buf; NULL when v is no object of an imported class or the name does not fit. */
+const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap);
 /* The summary of C++ function fi (a free function or a method, out of line or not) under its C++
  * name (IrFunc.cxx_key), with what a method keeps of its arguments; false when its analysis did not
  * finish. */
@@ -143,6 +158,9 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
 /* The summary of another C++ file's function that call op runs (its callee names a C++ function or
  * method whose definition is not in this file: IrOp.qual "::ns::Class::method"), or NULL. */
 const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t op);
+/* The name a message gives the callee of call op that df_call_extern resolves: "Meter::add" (C++),
+ * "Meter.add" (Python); in buf. */
+const char *df_call_extern_name(const Facts *fx, const IrFunc *f, uint32_t op, char *buf, size_t cap);
 void df_facts_free(Facts *f);
 
 /* Queries for the rules. */
