@@ -457,13 +457,14 @@ void rule_GL108(RuleCtx *c)
                 continue;
             if (model_frozen(c, &fz, f, call)) continue;
             const char *model = rule_text(c, f, call);
-            Diag *d = rule_report(c, l->span, SEV_WARNING,
+            /* reported where the model runs (the line a reader points at), the loop beside it */
+            Diag *d = rule_report(c, f->ops.items[call].span, SEV_WARNING,
                                   "the loop at line %u runs '%s' with autograd on and never calls backward(): every "
                                   "iteration's forward keeps its activations for a backward that never comes "
                                   "(peak memory of training, 2-10x that of %s)",
                                   rule_line(l->span), model, rule_no_grad_name(c));
             d->loop_line = rule_line(l->span);
-            rule_related(c, d, f->ops.items[call].span, "the model runs here with grad enabled");
+            rule_related(c, d, l->span, "this loop never calls backward(), nor does what it calls");
             rule_trace(c, d, "the loop at line %u calls a model, has no backward() or optimizer step (nor does what "
                        "it calls), is not followed by one, and keeps no graph-carrying value past an iteration",
                        rule_line(l->span));
