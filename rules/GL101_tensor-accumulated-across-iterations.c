@@ -243,7 +243,7 @@ static void extern_accumulation(RuleCtx *c, const IrFunc *f, const FuncFacts *ff
 {
     const IrOp *o = &f->ops.items[i];
     const AVal *recv = &ff->val[r];
-    uint32_t loop = df_outliving_loop(f, recv, ir_op_loop(f, i), true);
+    uint32_t loop = df_outliving_step(c->fx, f, recv, ir_op_loop(f, i));
     if (loop == IR_NONE) return;
     for (uint32_t k = 0, pos = 0; k < o->nargs && pos < 8; k++) {
         if (f->kw.items[o->args + k]) continue;
@@ -290,7 +290,7 @@ static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *f
         }
         if (t == IR_NONE || t == f->index || c->m->funcs.items[t]->cls == IR_NONE) continue;
         const AVal *recv = &ff->val[r];
-        uint32_t loop = df_outliving_loop(f, recv, ir_op_loop(f, i), true);
+        uint32_t loop = df_outliving_step(c->fx, f, recv, ir_op_loop(f, i));
         if (loop == IR_NONE) continue;
         for (uint32_t k = 0, pos = 1; k < o->nargs; k++) {
             if (f->kw.items[o->args + k]) continue;
@@ -341,7 +341,7 @@ void rule_GL101(RuleCtx *c)
             const AVal *acc = &ff->val[accop], *add = &ff->val[addop];
             if (acc->kind == VK_CONTAINER || add->kind == VK_CONTAINER) continue; /* GL102's */
             if (add->grad < G_POST) continue;
-            uint32_t loop = df_outliving_loop(f, acc, ir_op_loop(f, i), true);
+            uint32_t loop = df_outliving_step(c->fx, f, acc, ir_op_loop(f, i));
             if (loop == IR_NONE) continue;
             const IrLoop *l = &f->loops.items[loop];
             /* (the analysis does not follow in-place writes: acc.add_(v) is judged by v) */

@@ -162,7 +162,7 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     /* the container that must outlive the loop is the root (metrics in metrics["loss"].append) */
     for (uint32_t k = cont_op; k != IR_NONE && f->ops.items[k].kind == IR_ITEM; k = f->ops.items[k].a)
         cont = &ff->val[f->ops.items[k].a];
-    uint32_t loop = df_outliving_loop(f, cont, ir_op_loop(f, at), true);
+    uint32_t loop = df_outliving_step(c->fx, f, cont, ir_op_loop(f, at));
     if (loop == IR_NONE || framework_loss) {
         if (loop == IR_NONE) object_store_per_step(c, f, at, cont_op, val_op, how, via);
         return;
@@ -250,7 +250,7 @@ static void plain_store(RuleCtx *c, const IrFunc *f, uint32_t i)
     }
     AVal outer = *v;
     outer.def = IR_NONE, outer.flags |= VF_OUTER, outer.carried = IR_NONE;
-    uint32_t loop = df_outliving_loop(f, &outer, ir_op_loop(f, i), true);
+    uint32_t loop = df_outliving_step(c->fx, f, &outer, ir_op_loop(f, i));
     if (loop == IR_NONE) return;
     const IrLoop *l = &f->loops.items[loop];
     /* one step's graph after its backward (`self.loss = loss` ... `self.loss.backward()`): the
@@ -356,7 +356,7 @@ static void object_collections(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
         if (t != IR_NONE) df_method_keeps(c->fx, t, &acc, &coll, &acc_at, &coll_at);
         if (!coll) continue;
         const AVal *recv = &ff->val[r];
-        uint32_t loop = df_outliving_loop(f, recv, ir_op_loop(f, i), true);
+        uint32_t loop = df_outliving_step(c->fx, f, recv, ir_op_loop(f, i));
         if (loop == IR_NONE) continue;
         for (uint32_t k = 0, pos = 0; k < o->nargs && pos < 8; k++) {
             if (f->kw.items[o->args + k]) continue;

@@ -206,6 +206,11 @@ bool df_yield_moved(DfYield *y, const IrFunc *f, uint32_t next, uint32_t end, co
  * walking outward from `loop`; IR_NONE when v is created inside every enclosing loop. Only loops
  * whose kind is step or feedback are returned when growth_only is set. */
 uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool growth_only);
+/* df_outliving_loop(f, v, loop, true), except for a rollout: a while loop or a loop over a range
+ * that trains nothing itself, collecting into a value its enclosing loop makes again every
+ * iteration, which then runs the update (a backward, an optimizer step, a function of the file
+ * that does one): what it keeps is one update's rollout, bounded by its length (IR_NONE). */
+uint32_t df_outliving_step(const Facts *fx, const IrFunc *f, const AVal *v, uint32_t loop);
 const char *df_loop_kind_name(uint8_t kind);
 const char *df_grad_name(uint8_t g);
 const char *df_kind_name(uint8_t kind);

@@ -407,3 +407,51 @@ void df_mark_per_step_funcs(const IrModule *m, Facts *fx)
         }
     }
 }
+
+/* Does function fi call backward() or step an optimizer anywhere, itself or through the functions
+ * of the file it calls (depth levels)? A PPO update with its own epochs and minibatches counts. */
+static bool df__func_backprops(const Facts *fx, uint32_t fi, int depth)
+{
+    const IrModule *m = fx->m;
+    if (fi >= m->funcs.len || depth < 0) return false;
+    const IrFunc *g = m->funcs.items[fi];
+    const FuncFacts *gf = &fx->funcs[fi];
+    if (!gf->analysed) return false;
+    for (uint32_t op = 0; op < g->ops.len; op++) {
+        if (g->ops.items[op].kind != IR_CALL || !gf->reached[op]) continue;
+        if (df_is_backward_call(g, op)) return true;
+        const char *mname = ir_call_method(g, op);
+        uint32_t r = ir_call_receiver(g, op);
+        if (mname && (api_method(mname).flags & M_STEP) && r != IR_NONE && gf->val[r].kind == VK_OPTIM) return true;
+        uint32_t t = df_call_target(m, fx, g, op);
+        if (t != IR_NONE && t != fi && df__func_backprops(fx, t, depth - 1)) return true;
+    }
+    return false;
+}
+
+uint32_t df_outliving_step(const Facts *fx, const IrFunc *f, const AVal *v, uint32_t loop)
+{
+    uint32_t l = df_outliving_loop(f, v, loop, true);
+    if (l == IR_NONE) return l;
+    const IrLoop *L = &f->loops.items[l];
+    const FuncFacts *ff = &fx->funcs[f->index];
+    /* a rollout: a while loop or one over a range, that trains nothing itself ... */
+    if (L->parent == IR_NONE || L->has_backward || L->has_opt_step || L->has_step_call) return l;
+    if (!L->is_while && (L->iter == IR_NONE || ff->val[L->iter].kind != VK_RANGE)) return l;
+    /* ... collecting into a value the enclosing loop makes again every iteration ... */
+    const IrLoop *P = &f->loops.items[L->parent];
+    if (v->def == IR_NONE || !ir_loop_contains(f, L->parent, v->def) || v->carried == L->parent ||
+        (v->flags & VF_OUTER))
+        return l;
+    /* ... and followed, in that iteration, by the update that consumes it */
+    for (uint32_t op = L->end + 1; op < P->end; op++) {
+        if (f->ops.items[op].kind != IR_CALL || !ff->reached[op]) continue;
+        if (df_is_backward_call(f, op)) return IR_NONE;
+        const char *mname = ir_call_method(f, op);
+        uint32_t r = ir_call_receiver(f, op);
+        if (mname && (api_method(mname).flags & M_STEP) && r != IR_NONE && ff->val[r].kind == VK_OPTIM) return IR_NONE;
+        uint32_t t = df_call_target(fx->m, fx, f, op);
+        if (t != IR_NONE && t != f->index && df__func_backprops(fx, t, 3)) return IR_NONE;
+    }
+    return l;
+}
