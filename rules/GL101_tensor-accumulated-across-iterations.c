@@ -8,9 +8,11 @@
  * `meter.update(loss)` in such a loop on an object of a class in the file whose method adds the
  * argument into one of its attributes (`self.sum += val * n`) without turning it into a number
  * first: the meter is the accumulator (reported at the call; no automatic fix, the hint says what
- * to pass). In C++, a meter whose method is defined in another file of the run is followed
- * through that file's summary (cross-file summaries); in Python, meters of classes in other files
- * are not.
+ * to pass). A meter whose class is defined in another file of the run (C++, or a Python class
+ * imported from one: `from utils import AverageMeter`) is followed through that file's summary of
+ * the method (cross-file summaries). A sum started again by every iteration of an enclosing loop
+ * that then runs the update (a rollout's entropy bonus, over a range or a while loop that trains
+ * nothing itself) is bounded by one update and not flagged.
  *
  * ## Why is this bad?
  * The sum is a tensor whose graph links every iteration's graph: nothing is ever freed. When the

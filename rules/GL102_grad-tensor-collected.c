@@ -16,7 +16,13 @@
  * host-side nodes stay until the next store (`self.loss = loss; self.loss.backward()`): not flagged.
  * In C++, also `buffer.add(logp);` in such a loop on an object that outlives it, when the method
  * (of a class of the file, or defined in another file of the run) appends its argument to a member
- * container that it never starts again: reported at the call.
+ * container that it never starts again: reported at the call; in Python the same for an object of
+ * a class imported from another file of the run, when no method of that class empties the
+ * attribute (`history.push(loss)`; a rollout buffer with a `clear()` is bounded by its caller).
+ * Not flagged: per-update rollout lists (`log_probs = []` at the top of each update, filled by a
+ * range or while loop that trains nothing, consumed by the update that follows in the same
+ * iteration: a backward, an optimizer step, or a function of the file that does one), and what
+ * `Distribution.sample()` returns (no graph; `rsample()` keeps one).
  *
  * ## Why is this bad?
  * Every stored tensor keeps its whole graph, and with it the saved activations of its iteration,

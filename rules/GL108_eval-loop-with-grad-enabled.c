@@ -7,7 +7,9 @@
  * `.item()`, `.tolist()`, detached or numpy results, or token ids). Grad must be on along every
  * path the file shows: no `torch.no_grad()`/`torch.inference_mode()` block or decorator, no
  * `torch.set_grad_enabled(False)` before the loop, no caller in the file that runs the function
- * under one, and the model is not frozen with `requires_grad_(False)`.
+ * under one, and the model is not frozen with `requires_grad_(False)`. The finding is on the
+ * line that runs the model (the first model call in the loop, or the call of the file's function
+ * that runs it), with the loop beside it; the fix wraps the whole loop.
  *
  * It also flags the statement form: in a loop that trains, a model call after the iteration's
  * last backward or optimizer step (a per-epoch forward over the whole validation set, a long

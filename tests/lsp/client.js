@@ -95,7 +95,8 @@ async function stop(s) {
 
 // GL201 on line 7 after "é😀" (UTF-16: the emoji is 2 units, "é" 1; UTF-8: 4 and 2 bytes);
 // GL101 on line 13 (accumulated loss in a validation loop, with the loop as related information).
-// Once GL201's fix moves the batch (`x = x.cuda()`), `model` is a model and GL108 reports line 5.
+// Once GL201's fix moves the batch (`x = x.cuda()`), `model` is a model and GL108 reports line 6
+// (the model call of the loop on line 5).
 const HAZARD = [
     'import torch',
     '',
