@@ -2,6 +2,8 @@
  * call, method and attribute of every pass looks a name up (a linear strcmp over 160 entries was a
  * tenth of an LSP re-lint). The first entry of a name wins, as in the table order. */
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include "base/strmap.h"
 #include "ir/api.h"
 
@@ -283,4 +285,39 @@ bool api_call_no_reduction(const IrFunc *f, uint32_t call)
     }
     r = api_call_kwarg(f, call, API_KW_REDUCE);
     return r != IR_NONE && !ir_const_true(f, r);
+}
+
+/* Every name Python binds in builtins (3.12), sorted: a name read and never bound in a file that
+ * does `from X import *` is X's unless it is one of these. */
+static const char *const py_builtin_names[] = {
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+    "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+    "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+    "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning", "EnvironmentError", "Exception",
+    "ExceptionGroup", "False", "FileExistsError", "FileNotFoundError", "FloatingPointError", "FutureWarning",
+    "GeneratorExit", "IOError", "ImportError", "ImportWarning", "IndentationError", "IndexError",
+    "InterruptedError", "IsADirectoryError", "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError",
+    "ModuleNotFoundError", "NameError", "None", "NotADirectoryError", "NotImplemented", "NotImplementedError",
+    "OSError", "OverflowError", "PendingDeprecationWarning", "PermissionError", "ProcessLookupError",
+    "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError", "RuntimeWarning",
+    "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError", "SystemExit",
+    "TabError", "TimeoutError", "True", "TypeError", "UnboundLocalError", "UnicodeDecodeError",
+    "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "UnicodeWarning", "UserWarning",
+    "ValueError", "Warning", "ZeroDivisionError", "__build_class__", "__debug__", "__doc__", "__file__",
+    "__import__", "__loader__", "__name__", "__package__", "__spec__", "abs", "aiter", "all", "anext", "any",
+    "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes", "callable", "chr", "classmethod", "compile",
+    "complex", "copyright", "credits", "delattr", "dict", "dir", "display", "divmod", "enumerate", "eval",
+    "exec", "exit", "filter", "float", "format", "frozenset", "get_ipython", "getattr", "globals", "hasattr",
+    "hash", "help", "hex", "id", "input", "int", "isinstance", "issubclass", "iter", "len", "license", "list",
+    "locals", "map", "max", "memoryview", "min", "next", "object", "oct", "open", "ord", "pow", "print",
+    "property", "quit", "range", "repr", "reversed", "round", "set", "setattr", "slice", "sorted",
+    "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip",
+};
+
+static int api__cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+bool api_python_builtin(const char *name)
+{
+    return name && bsearch(&name, py_builtin_names, ARRAY_LEN(py_builtin_names), sizeof py_builtin_names[0],
+                           api__cmp_str) != NULL;
 }

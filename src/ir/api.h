@@ -85,4 +85,7 @@ uint32_t api_call_kwarg(const IrFunc *f, uint32_t call, ApiKw kw);
 /* reduction="none" (or reduce=False): a loss per element, not a 0-dim tensor. */
 bool api_call_no_reduction(const IrFunc *f, uint32_t call);
 
+/* Is name one of Python's builtins (print, len, ValueError, True...)? */
+bool api_python_builtin(const char *name);
+
 #endif

@@ -139,6 +139,7 @@ typedef struct IrModule {
     Array(IrClass *) classes;
     Array(Span) error_spans;  /* syntax errors (ERROR/MISSING nodes) */
     Array(Span) comments;     /* every comment, for suppressions and fixture expectations */
+    Array(const char *) star_imports; /* Python: the modules of `from X import *`, in order */
     uint32_t n_nodes;
 } IrModule;
 

@@ -12,6 +12,7 @@ const char *py_imports_get(const PyImports *im, const char *name, size_t len)
 void py_imports_put(PyImports *im, const char *local, const char *qual)
 {
     array_push(&im->quals, qual);
+    array_push(&im->locals, local);
     strmap_put(&im->map, local, strlen(local), im->quals.len - 1);
 }
 
@@ -19,6 +20,7 @@ void py_imports_free(PyImports *im)
 {
     strmap_free(&im->map);
     array_free(&im->quals);
+    array_free(&im->locals);
 }
 
 /* ---- the log of one statement's lowering ----------------------------------------------------- */

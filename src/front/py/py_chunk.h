@@ -19,6 +19,7 @@
 typedef struct PyImports {
     StrMap map;                 /* local -> index into quals (the last import of a name wins) */
     Array(const char *) quals;
+    Array(const char *) locals; /* parallel to quals: the local name ("*pkg.mod" for `from pkg.mod import *`) */
 } PyImports;
 
 const char *py_imports_get(const PyImports *im, const char *name, size_t len); /* NULL when not imported */

@@ -14,6 +14,7 @@
 #include "front/py/py.h"
 #include "front/py/py_chunk.h"
 #include "front/py/py_tree.h"
+#include "ir/api.h"
 #include "ir/build.h"
 
 const TSLanguage *tree_sitter_python(void);
@@ -285,6 +286,11 @@ static void py__import(Lower *L, TSNode n, PyNodeKind k)
         TSNode c = L->kids.items[i];
         PyNodeKind ck = py__kind(c);
         if (k == PN_IMPORT_FROM_STATEMENT && ts_node_eq(c, ts_node_child_by_field_id(n, fid_module_name))) continue;
+        if (ck == PN_WILDCARD_IMPORT && module) {
+            /* `from utils import *`: the names the file reads and never binds may be utils' (IrModule.star_imports) */
+            py__record_import(L, arena_printf(L->B.arena, "*%s", module), module);
+            continue;
+        }
         if (ck == PN_DOTTED_NAME) {
             const char *name = py__text(L, c);
             if (k == PN_IMPORT_STATEMENT) {
@@ -1264,6 +1270,51 @@ long py_parse_only(const char *src, size_t len)
     return n;
 }
 
+/* After `from utils import *`, a name the file reads and never binds (nor Python does) is utils':
+ * its loads, and the calls of them, get the qualified name "utils.f" an import would have given
+ * (the last star import, as in Python, when there are several). Done on the whole module after
+ * lowering, so statements kept for reuse (py_chunk.c, saved before this) never hold it. */
+static void py__star_names(IrModule *m)
+{
+    if (!m->star_imports.len || !m->funcs.len) return;
+    const char *from = m->star_imports.items[m->star_imports.len - 1];
+    IrFunc *top = m->funcs.items[0];
+    uint8_t *bound = gl_calloc(top->vars.len + 1, 1);
+    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        for (uint32_t i = 0; i < f->ops.len; i++) {
+            const IrOp *o = &f->ops.items[i];
+            if ((o->kind != IR_STORE && o->kind != IR_DEL) || o->var >= f->vars.len) continue;
+            const IrVar *v = &f->vars.items[o->var];
+            if (fi != 0 && !v->is_global) continue; /* a local, or `global x; x = ...` below */
+            uint32_t slot = fi == 0 ? o->var : strmap_get(&top->var_index, v->name, strlen(v->name));
+            if (slot < top->vars.len) bound[slot] = 1;
+        }
+    }
+    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+        IrFunc *f = m->funcs.items[fi];
+        for (uint32_t i = 0; i < f->ops.len; i++) {
+            IrOp *o = &f->ops.items[i];
+            if (o->kind == IR_CALL && !o->qual && o->a != IR_NONE && f->ops.items[o->a].kind == IR_LOAD)
+                o->qual = f->ops.items[o->a].qual; /* its callee comes before it */
+            if (o->kind != IR_LOAD || o->qual || o->var >= f->vars.len) continue;
+            const IrVar *v = &f->vars.items[o->var];
+            if (v->base != IR_NONE || v->is_param || (fi != 0 && !v->is_global)) continue;
+            uint32_t slot = fi == 0 ? o->var : strmap_get(&top->var_index, v->name, strlen(v->name));
+            if ((slot < top->vars.len && bound[slot]) || api_python_builtin(v->name)) continue;
+            bool closure = false; /* bound in an enclosing function */
+            for (uint32_t p = f->parent; fi != 0 && p != 0 && p < m->funcs.len && !closure; p = m->funcs.items[p]->parent) {
+                const IrFunc *pf = m->funcs.items[p];
+                uint32_t pv = strmap_get(&pf->var_index, v->name, strlen(v->name));
+                closure = pv < pf->vars.len && (pf->vars.items[pv].is_param || !pf->vars.items[pv].is_global);
+            }
+            if (closure) continue;
+            o->qual = arena_printf(m->arena, "%s.%s", from, v->name);
+        }
+    }
+    gl_free(bound);
+}
+
 static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStats *stats);
 
 int py_lower(IrModule *m, uint64_t timeout_us, PyParseStats *stats) { return py__lower(m, NULL, timeout_us, stats); }
@@ -1404,6 +1455,15 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
     memset(&endw, 0, sizeof endw);
     L.B.funcs.len = 1;
     py__func_end(&L, &endw);
+    /* the modules of `from X import *`, in order (an import replayed from a kept statement too) */
+    for (uint32_t i = 0; i < L.imports.locals.len; i++) {
+        const char *q = L.imports.quals.items[i];
+        bool dup = false;
+        for (uint32_t j = 0; j < m->star_imports.len && !dup; j++) dup = !strcmp(m->star_imports.items[j], q);
+        if (L.imports.locals.items[i][0] == '*' && !dup && m->star_imports.len < 64)
+            array_push(&m->star_imports, arena_strdup(m->arena, q));
+    }
+    py__star_names(m);
     /* Functions whose END never ran (impossible without a bug) still have consistent arrays. */
     array_free(&s);
     array_free(&L.work), array_free(&L.kids);
