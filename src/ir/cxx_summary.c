@@ -35,6 +35,29 @@ static uint32_t df__view_base(const IrFunc *f, uint32_t op)
     return op;
 }
 
+/* The attributes that methods of class ci divide by (`self.sum / self.count`, `/ max(self.n, 1)`),
+ * into *out. */
+static void df__denominators(const IrModule *m, uint32_t ci, StrMap *out)
+{
+    if (ci >= m->classes.len) return;
+    const IrClass *c = m->classes.items[ci];
+    for (uint32_t k = 0; k < c->methods.len; k++) {
+        const IrFunc *g = m->funcs.items[c->methods.items[k]];
+        uint32_t self_op = ir_first_param(g);
+        if (self_op == IR_NONE) continue;
+        uint32_t self_var = g->ops.items[self_op].var;
+        for (uint32_t i = 0; i < g->ops.len; i++) {
+            const IrOp *o = &g->ops.items[i];
+            if (o->kind != IR_BINOP || (o->aux != BIN_DIV && o->aux != BIN_FLOORDIV) || o->b == IR_NONE) continue;
+            const char *d = df__self_attr(g, o->b, self_var);
+            const IrOp *den = &g->ops.items[o->b];
+            for (uint32_t a = 0; !d && den->kind == IR_CALL && a < den->nargs; a++) /* max(self.n, 1) */
+                d = df__self_attr(g, g->args.items[den->args + a], self_var);
+            if (d) strmap_put(out, d, strlen(d), 1);
+        }
+    }
+}
+
 void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, uint32_t *acc_at, uint32_t *coll_at)
 {
     *acc = *coll = 0;
@@ -61,6 +84,10 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
     }
     StrMap resets; /* attributes the method starts again (found on the first append) */
     strmap_init(&resets);
+    StrMap denoms; /* attributes some method of the class divides by (found on the first sum) */
+    strmap_init(&denoms);
+    bool denoms_done = false;
+    uint16_t counts = 0; /* parameters added into such an attribute: counts, not values */
     bool resets_done = false;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
@@ -74,6 +101,11 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
             if (!lhs || !o->name || strcmp(lhs, o->name) != 0) continue;
             uint16_t pm = (uint16_t)(ff->val[v->b].pmask & ~rebound);
             if (ff->val[v->b].kind == VK_CONTAINER || ff->val[v->b].kind == VK_SCALAR) continue;
+            if (!denoms_done) denoms_done = true, df__denominators(m, f->cls, &denoms);
+            if (strmap_get(&denoms, o->name, strlen(o->name)) != UINT32_MAX) {
+                counts |= pm; /* `self.count += n` where the class divides by self.count: n is a count */
+                continue;
+            }
             for (uint32_t k = 1; k < 9; k++)
                 if (pm & (1u << k)) {
                     *acc |= (uint8_t)(1u << (k - 1));
@@ -139,6 +171,11 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
         }
     }
     strmap_free(&resets);
+    strmap_free(&denoms);
+    /* the weight of a weighted mean (`self.sum += val * n; self.count += n`) is a count: passing
+     * `len(batch)` or a size is no graph kept, whatever its value looks like */
+    for (uint32_t k = 1; k < 9; k++)
+        if (counts & (1u << k)) *acc &= (uint8_t)~(1u << (k - 1));
 }
 
 bool df_export_cxx(const Facts *fx, uint32_t fi, ExternSummary *out)
