@@ -2,7 +2,9 @@
  *
  * ## What it does
  * Flags every `Variable(...)` (`torch.autograd.Variable`, `autograd.Variable`) call that passes
- * the `volatile` keyword.
+ * the `volatile` keyword, also through a wrapper lambda that forwards its keywords to it
+ * (`Variable = lambda *args, **kwargs: autograd.Variable(*args, **kwargs).cuda()`, the usual way
+ * old notebooks moved every Variable to the GPU).
  *
  * ## Why is this bad?
  * `volatile=True` was how pre-0.4 code switched off graph construction for inference. Since
@@ -29,6 +31,33 @@
  */
 #include "rules/rule.h"
 
+/* What the callee of call op is bound to when that is a wrapper lambda that forwards its keywords
+ * (`Variable = lambda *a, **kw: autograd.Variable(*a, **kw).cuda()`): the forwarded call's name
+ * (the lambda's qual, set by the front end), from the binding in f or, for a global, in the
+ * module; NULL otherwise. */
+static const char *forwarded_callee(const RuleCtx *c, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->a == IR_NONE || f->ops.items[o->a].kind != IR_LOAD) return NULL;
+    uint32_t var = f->ops.items[o->a].var;
+    if (var >= f->vars.len) return NULL;
+    const IrFunc *g = f;
+    if (f->vars.items[var].is_global && f->index != 0) {
+        g = c->m->funcs.items[0];
+        const char *name = f->vars.items[var].name;
+        var = strmap_get(&g->var_index, name, strlen(name));
+        if (var == UINT32_MAX) return NULL;
+    }
+    const char *q = NULL;
+    for (uint32_t i = 0; i < g->ops.len; i++) {
+        const IrOp *s = &g->ops.items[i];
+        if (s->kind != IR_STORE || s->var != var || s->a == IR_NONE) continue;
+        const IrOp *v = &g->ops.items[s->a];
+        q = v->kind == IR_CONST && v->aux == CONST_OTHER ? v->qual : NULL; /* the last binding wins */
+    }
+    return q;
+}
+
 void rule_GL401(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -41,6 +70,11 @@ void rule_GL401(RuleCtx *c)
             const char *q = o->qual ? strrchr(o->qual, '.') : NULL;
             q = q ? q + 1 : o->qual;
             const char *name = q ? q : ir_call_method(f, i);
+            if (!name) {
+                name = forwarded_callee(c, f, i); /* a wrapper that passes `volatile=` on */
+                const char *dot = name ? strrchr(name, '.') : NULL;
+                if (dot) name = dot + 1;
+            }
             if (!name || strcmp(name, "Variable") != 0) continue;
             Diag *d = rule_report(c, f->ops.items[v].span, SEV_ERROR,
                                   "`volatile=` is ignored since PyTorch 0.4: this Variable still records an "

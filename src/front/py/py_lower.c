@@ -599,6 +599,48 @@ static uint32_t py__const(Lower *L, TSNode n, ConstKind ck)
     return ir_build_const(&L->B, ck, text, py__span(n));
 }
 
+/* `lambda *a, **kw: autograd.Variable(*a, **kw).cuda()`: the resolved name of the first call in the
+ * lambda's body that passes on the lambda's own `**` parameter ("torch.autograd.Variable"), so
+ * what a caller passes as a keyword is known to reach it; NULL otherwise. Walks the body with a
+ * cursor, at most 4,096 nodes. */
+static const char *py__lambda_forwards(Lower *L, TSNode n)
+{
+    TSNode params = ts_node_child_by_field_id(n, fid_parameters), body = ts_node_child_by_field_id(n, fid_body);
+    if (ts_node_is_null(params) || ts_node_is_null(body)) return NULL;
+    const char *kw = NULL;
+    for (uint32_t i = 0; i < ts_node_named_child_count(params) && !kw; i++) {
+        TSNode p = ts_node_named_child(params, i);
+        if (py__kind(p) == PN_DICTIONARY_SPLAT_PATTERN && ts_node_named_child_count(p))
+            kw = py__text(L, ts_node_named_child(p, 0));
+    }
+    if (!kw) return NULL;
+    const char *found = NULL;
+    TSTreeCursor cur = ts_tree_cursor_new(body);
+    for (uint32_t seen = 0; seen < 4096 && !found; seen++) {
+        TSNode c = ts_tree_cursor_current_node(&cur);
+        if (py__kind(c) == PN_CALL) {
+            TSNode args = ts_node_child_by_field_id(c, fid_arguments);
+            for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args) && !found; i++) {
+                TSNode a = ts_node_named_child(args, i);
+                if (py__kind(a) == PN_DICTIONARY_SPLAT && ts_node_named_child_count(a) &&
+                    !strcmp(py__text(L, ts_node_named_child(a, 0)), kw))
+                    found = ts_node_is_null(ts_node_child_by_field_id(c, fid_function))
+                                ? NULL
+                                : py__static_qual(L, ts_node_child_by_field_id(c, fid_function));
+            }
+        }
+        if (ts_tree_cursor_goto_first_child(&cur)) continue;
+        bool next = false;
+        while (!next) {
+            if (ts_tree_cursor_goto_next_sibling(&cur)) { next = true; break; }
+            if (!ts_tree_cursor_goto_parent(&cur)) break;
+        }
+        if (!next) break;
+    }
+    ts_tree_cursor_delete(&cur);
+    return found;
+}
+
 static uint32_t py__load_name(Lower *L, TSNode n)
 {
     const char *name = py__text(L, n);
@@ -731,9 +773,14 @@ static void py__expr(Lower *L, TSNode n, Schedule *s)
         sched_node(s, W_EXPR, r);
         break;
     }
-    case PN_LAMBDA:
-        push_val(L, py__const(L, n, CONST_OTHER));
+    case PN_LAMBDA: {
+        /* opaque, but a wrapper that forwards its keywords names what it calls (its qual) */
+        uint32_t v = py__const(L, n, CONST_OTHER);
+        const char *fw = py__lambda_forwards(L, n);
+        if (fw) op_at(L, v)->qual = fw;
+        push_val(L, v);
         return;
+    }
     case PN_NAMED_EXPRESSION: {
         TSNode v = ts_node_child_by_field_id(n, fid_value), nm = ts_node_child_by_field_id(n, fid_name);
         if (ts_node_is_null(v) || ts_node_is_null(nm)) { sched_action(s, A_CONST_UNKNOWN, n, 0, 0); return; }
