@@ -278,10 +278,10 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
 static bool result_may_be_differentiated(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end,
                                          uint8_t *var_t)
 {
-    const IrLoop *l = &f->loops.items[li];
+    uint32_t end = li == IR_NONE ? f->ops.len : f->loops.items[li].end;
     /* the ops of [op, end) and the variables they store: the body's size, not the function's */
-    uint8_t *op_span = arena_alloc(c->scratch, l->end - op + 1);
-    uint32_t *stored = arena_alloc(c->scratch, sizeof *stored * (l->end - op + 1)), nstored = 0;
+    uint8_t *op_span = arena_alloc(c->scratch, end - op + 1);
+    uint32_t *stored = arena_alloc(c->scratch, sizeof *stored * (end - op + 1)), nstored = 0;
     bool r = taint_reaches_graph_use(c, f, li, op, train_end, op_span, var_t, stored, &nstored);
     for (uint32_t k = 0; k < nstored; k++) var_t[stored[k]] = 0;
     return r;
@@ -291,10 +291,10 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
                                     uint8_t *op_span, uint8_t *var_t, uint32_t *stored, uint32_t *nstored)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
-    const IrLoop *l = &f->loops.items[li];
-#define op_t(x) ((x) >= op && (x) < l->end && op_span[(x) - op])
+    uint32_t end = li == IR_NONE ? f->ops.len : f->loops.items[li].end; /* li: the function's body */
+#define op_t(x) ((x) >= op && (x) < end && op_span[(x) - op])
     op_span[0] = 1;
-    for (uint32_t i = op + 1; i < l->end; i++) {
+    for (uint32_t i = op + 1; i < end; i++) {
         const IrOp *o = &f->ops.items[i];
         bool t = (o->a != IR_NONE && op_t(o->a)) || (o->b != IR_NONE && op_t(o->b)) || (o->c != IR_NONE && op_t(o->c)) ||
                  (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]);
@@ -338,7 +338,7 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
         }
     }
     /* the next iteration trains on it (`out = model(x_next)` read by the next step's loss) */
-    for (uint32_t i = l->op + 1; i <= train_end && i < l->end; i++) {
+    for (uint32_t i = li == IR_NONE ? end : f->loops.items[li].op + 1; i <= train_end && i < end; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]) return true;
     }
@@ -355,7 +355,7 @@ static void fix_wrap_statement(RuleCtx *c, const IrFunc *f, uint32_t call, uint3
     if (c->cxx || !torch) return;
     const IrOp *o = &f->ops.items[call];
     uint32_t start = o->span.start, end = o->span.end;
-    for (uint32_t i = call + 1; i < f->loops.items[li].end; i++) {
+    for (uint32_t i = call + 1; i < (li == IR_NONE ? f->ops.len : f->loops.items[li].end); i++) {
         const IrOp *s = &f->ops.items[i];
         bool from_call = s->a == call || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK &&
                                           f->ops.items[s->a].a == call);
@@ -418,6 +418,55 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
     }
 }
 
+/* The statement form in a function that makes one training step per call (`def train(epoch):` ...
+ * `optimizer.step()`, then `model.eval(); output = model(features, adj)` for the validation
+ * numbers, a loop of the caller running it every epoch): a model call at the function's top level
+ * after its last training op, not on a rare or periodic path, whose result reaches no backward, no
+ * function that trains or keeps it, no store and no return of its graph. */
+static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc *f, uint8_t *var_t)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    if (f->index == 0 || !ff->trains) return;
+    uint32_t train_end = IR_NONE;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != IR_NONE) continue;
+        uint32_t r = ir_call_receiver(f, i), t = df_call_target(c->m, c->fx, f, i);
+        bool opt_step = r != IR_NONE && ff->val[r].kind == VK_OPTIM && (api_method(ir_call_method(f, i)).flags & M_STEP);
+        if (df_is_backward_call(f, i) || opt_step || (t != IR_NONE && t != f->index && c->fx->funcs[t].trains))
+            train_end = i;
+    }
+    for (uint32_t i = train_end == IR_NONE ? f->ops.len : train_end + 1; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != IR_NONE || df_mode_off(o->mode)) continue;
+        const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
+        bool model = callee && (callee->kind == VK_MODULE || (callee->flags & VF_MAYBE_MODULE)) &&
+                     df_is_module_call(c->fx, f, i);
+        if (!model || rule_periodic_or_rare(c, f, i) || model_frozen(c, fz, f, i) ||
+            result_may_be_differentiated(c, f, IR_NONE, i, train_end, var_t))
+            continue;
+        const char *text = rule_text(c, f, i);
+        Diag *d = rule_report(c, o->span, SEV_WARNING,
+                              "'%s' runs with autograd on after the training step of '%s' (line %u), and what it "
+                              "computes never reaches backward(): its forward keeps its activations for a backward "
+                              "that never comes (peak memory of training, 2-10x that of %s)",
+                              text, rule_func_name(c, f->qualname), rule_line(f->ops.items[train_end].span),
+                              rule_no_grad_name(c));
+        rule_related(c, d, f->ops.items[train_end].span, "the training step ends here");
+        rule_trace(c, d, "'%s' makes one training step per call, up to line %u; this model call comes after it, "
+                   "on no rare or periodic path, and its result reaches no backward, no function that trains or "
+                   "keeps it, no store and no return", rule_func_name(c, f->qualname),
+                   rule_line(f->ops.items[train_end].span));
+        if (c->cxx)
+            rule_hint(c, d, "Run it in a block that starts with `torch::NoGradGuard no_grad;`");
+        else
+            rule_hint(c, d, "Run it under `with torch.no_grad():` (what is computed from its result then has no "
+                            "graph either)");
+        fix_wrap_statement(c, f, i, IR_NONE, d);
+        return; /* one per function */
+    }
+}
+
 void rule_GL108(RuleCtx *c)
 {
     Frozen fz;
@@ -428,8 +477,13 @@ void rule_GL108(RuleCtx *c)
         const FuncFacts *ff = &c->fx->funcs[fi];
         if (!ff->analysed || ff->called_grad_off || df_mode_off(f->base_mode)) continue;
         if (GL_MAX(ff->ret.grad, ff->ret.elem) == G_LIVE) continue; /* the caller may differentiate it */
-        uint32_t grad_off_at = f->loops.len ? first_grad_disable(c, f) : IR_NONE;
+        uint32_t grad_off_at = first_grad_disable(c, f);
         uint8_t *var_t = NULL; /* report_eval_after_training's, once per function */
+        if (grad_off_at == IR_NONE && ff->trains) {
+            var_t = arena_alloc(c->scratch, f->vars.len + 1);
+            memset(var_t, 0, f->vars.len + 1);
+            report_eval_after_step_function(c, &fz, f, var_t);
+        }
         for (uint32_t li = 0; li < f->loops.len; li++) {
             const IrLoop *l = &f->loops.items[li];
             if (grad_off_at == IR_NONE || grad_off_at > l->op) {

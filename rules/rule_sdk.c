@@ -255,6 +255,29 @@ static bool rule__rare_path(RuleCtx *ctx, const IrFunc *f, uint32_t op)
     return false;
 }
 
+bool rule_periodic_or_rare(RuleCtx *c, const IrFunc *f, uint32_t op)
+{
+    if (op >= f->ops.len) return false;
+    if (rule__rare_path(c, f, op)) return true;
+    const RuleRegions *rr = rule__regions(c, f);
+    for (uint32_t k = rr->open[op], guard = 0; k != IR_NONE && guard < 256; k = rr->reg[k].parent, guard++) {
+        const RuleRegion *g = &rr->reg[k];
+        if (g->kind != IR_IF || g->cond == IR_NONE) continue;
+        /* `if step % 100 == 0`, `if not step % k`, `if a and i % k == 0`: a modulo in the condition
+         * (its operands, a few levels down) */
+        uint32_t stack[16], n = 0;
+        stack[n++] = g->cond;
+        for (uint32_t seen = 0; n && seen < 32; seen++) {
+            const IrOp *q = &f->ops.items[stack[--n]];
+            if (q->kind == IR_BINOP && q->aux == BIN_MOD) return true;
+            if (q->kind != IR_BINOP && q->kind != IR_UNOP && q->kind != IR_COMPARE && q->kind != IR_SELECT) continue;
+            if (q->a != IR_NONE && q->a < f->ops.len && n < 16) stack[n++] = q->a;
+            if (q->b != IR_NONE && q->b < f->ops.len && n < 16) stack[n++] = q->b;
+        }
+    }
+    return false;
+}
+
 bool rule_in_branch_of_loop(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t loop)
 {
     if (op >= f->ops.len || loop >= f->loops.len) return false;
