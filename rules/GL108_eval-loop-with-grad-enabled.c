@@ -212,6 +212,11 @@ static bool loop_trains_or_yields(const IrFunc *f, const IrLoop *l)
     for (uint32_t i = l->op + 1; i < l->end; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind == IR_YIELD || df_is_backward_call(f, i)) return true;
+        /* a training loop inside it: an epoch loop, whatever else it runs */
+        if (o->kind == IR_LOOP && o->aux < f->loops.len) {
+            const IrLoop *k = &f->loops.items[o->aux];
+            if (k->has_backward || k->has_opt_step || k->has_step_call) return true;
+        }
     }
     return false;
 }
