@@ -28,7 +28,10 @@
  *
  * A loop in a method of a Module class whose return value carries the graph the loop built (an
  * autoregressive decoder that `forward()` runs in training, scheduled sampling) is left alone: the
- * caller differentiates what it returns.
+ * caller differentiates what it returns; unless the method switches a model to `eval()` first
+ * (a sampler run for inference). Steps counted by a tensor (`for t in torch.arange(T)`) are a
+ * counter, not the time steps of one input: such a loop in a Module's method is classified by what
+ * it does.
  *
  * ## Fix safety
  * The fix wraps the loop in `with torch.no_grad():` and indents it one level (the block's own

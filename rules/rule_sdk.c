@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "base/strbuf.h"
+#include "ir/api.h"
 #include "rules/rule.h"
 
 static bool rule__ident_char(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
@@ -291,6 +292,11 @@ bool rule_module_method_returns_graph(RuleCtx *c, const IrFunc *f)
     const FuncFacts *ff = &c->fx->funcs[f->index];
     uint8_t g = GL_MAX(ff->ret.grad, ff->ret.elem);
     if (!ir_func_in_module_class(c->m, f)) return false;
+    /* a method that switches a model to eval() first generates for inference: no caller trains on it */
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const char *mn = f->ops.items[i].kind == IR_CALL && ff->reached[i] ? ir_call_method(f, i) : NULL;
+        if (mn && (api_method(mn).flags & M_EVAL)) return false;
+    }
     /* "maybe" from what it computes, not only from what it was given */
     return g == G_LIVE || (g == G_MAY && ((ff->ret.flags & VF_MODEL_OUT) || !ff->ret.pmask));
 }

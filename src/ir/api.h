@@ -42,6 +42,7 @@ typedef enum ApiBuiltin {
 #define M_PICKS 0x80000       /* samples or picks tokens from a tensor */
 #define M_INDICES 0x100000    /* returns (values, indices) when it returns a pair: the indices carry no
                                * graph (max(dim), topk, sort) */
+#define M_EVAL 0x200000       /* eval(): switches a module to evaluation (inference) mode */
 
 typedef enum ApiKw {
 #define API_KW(id, name) API_KW_##id,

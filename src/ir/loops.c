@@ -337,6 +337,10 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         /* a loop over batches that calls a model (or iterates a DataLoader) */
         bool batches = (l->has_model_call || (it && it->kind == VK_LOADER)) && df__batch_loop(f, ff, l, &y);
         bool seq_iter = it && (it->kind == VK_TENSOR || (it->flags & (VF_PIECES | VF_SHAPE)));
+        /* `for t in torch.arange(n_steps)`: a counter made by a factory, not the input's steps */
+        if (seq_iter && it->kind == VK_TENSOR && !(it->flags & (VF_PIECES | VF_SHAPE)) && it->def != IR_NONE &&
+            it->def < f->ops.len && f->ops.items[it->def].kind == IR_CALL && api_function(f->ops.items[it->def].qual) == EFF_FACTORY)
+            seq_iter = false;
         l->backward_after = df__backward_after(f, next_bw, l);
         /* In a Module, forward and what it calls loop over one input's time steps or layers. Other
          * methods (a model's own fit_epoch, evaluate or generate) are classified by what they do,
