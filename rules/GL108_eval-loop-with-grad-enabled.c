@@ -502,10 +502,16 @@ void rule_GL108(RuleCtx *c)
             if ((l->kind != LOOP_STEP && !seq && l->kind != LOOP_UNKNOWN) || loop_trains_or_yields(f, l)) continue;
             /* the model runs in the loop itself, or in a function of the file the loop calls */
             uint32_t call = IR_NONE;
-            for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
-                if (ff->reached[i] && ir_op_loop(f, i) == li && !df_mode_off(f->ops.items[i].mode) &&
-                    df_is_module_call(c->fx, f, i) && l->has_model_call && l->kind != LOOP_UNKNOWN)
-                    call = i;
+            /* the call of a value known to be a module first (`net(x)`), then any model call (a
+             * passed-in callable taken for one: `transform(img)` may be a preprocessing step) */
+            for (int pass = 0; pass < 3 && call == IR_NONE; pass++)
+                for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++) {
+                    if (!ff->reached[i] || ir_op_loop(f, i) != li || df_mode_off(f->ops.items[i].mode) ||
+                        !df_is_module_call(c->fx, f, i) || !l->has_model_call || l->kind == LOOP_UNKNOWN)
+                        continue;
+                    const AVal *cv = &ff->val[f->ops.items[i].a];
+                    if (pass == 2 || cv->kind == VK_MODULE || (pass == 1 && (cv->flags & VF_MAYBE_MODULE))) call = i;
+                }
             for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++) {
                 if (!ff->reached[i] || ir_op_loop(f, i) != li || f->ops.items[i].kind != IR_CALL ||
                     df_mode_off(f->ops.items[i].mode))

@@ -658,9 +658,20 @@ static AVal df_call(Interp *I, uint32_t op)
         /* an imported class: an object; a model when the code treats it like one */
         r.kind = VK_OBJECT;
         r.ref = df__extern_class(I->fx, o->qual); /* its methods may be another file's (df_method_qual) */
-        for (uint32_t i = 0; i < nargs; i++)
-            if (args[i].kind == VK_MODULE || (args[i].flags & VF_MAYBE_MODULE))
-                r.ref = REF_MODEL_WRAPPER, r.flags |= VF_MAYBE_MODULE; /* Agent(net) */
+        for (uint32_t i = 0; i < nargs; i++) {
+            if (args[i].kind != VK_MODULE && !(args[i].flags & VF_MAYBE_MODULE)) continue;
+            /* an attribute of another model (`Transform(net.size)`, `Head(model.config)`) is no
+             * model; the object's own (`Agent(self.net)`) are its submodules */
+            const IrOp *ao = OP(I, f->args.items[o->args + i]);
+            if (ao->kind == IR_ATTR && ao->a != IR_NONE) {
+                AVal base = val_of(I, ao->a);
+                const IrOp *bo = OP(I, ao->a);
+                uint32_t self_op = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+                bool own = self_op != IR_NONE && bo->kind == IR_LOAD && bo->var == f->ops.items[self_op].var;
+                if (!own && (base.kind == VK_MODULE || (base.flags & VF_MAYBE_MODULE))) continue;
+            }
+            r.ref = REF_MODEL_WRAPPER, r.flags |= VF_MAYBE_MODULE; /* Agent(net) */
+        }
         return r;
     }
     r.grad = max_arg >= G_POST ? max_arg : (cv.kind == VK_MODREF ? G_NONE : (max_arg ? G_MAY : G_NONE));
@@ -930,7 +941,9 @@ static void df_step(Interp *I, uint32_t op)
              * every caller */
             if (I->hints && o->aux < I->nhints) {
                 const AVal *h = &I->hints[o->aux];
-                if (h->kind == VK_MODULE || h->kind == VK_LOADER || h->kind == VK_OPTIM || h->kind == VK_OBJECT) {
+                /* (a value the caller treats as a model, `net = build_net(); net.eval()`, too) */
+                if (h->kind == VK_MODULE || h->kind == VK_LOADER || h->kind == VK_OPTIM || h->kind == VK_OBJECT ||
+                    (h->kind == VK_UNKNOWN && (h->flags & VF_MAYBE_MODULE))) {
                     r.kind = h->kind;
                     r.ref = h->ref;
                     r.flags |= h->flags & (VF_MAYBE_MODULE | VF_LOSSMOD);
