@@ -3,8 +3,10 @@
  * ## What it does
  * Flags `x.cuda()`, `x.to(device)`, `x.cpu()`, `x.half()`, `x.float()`, `x.double()`,
  * `x.bfloat16()` and `x.type(...)` used as a statement when `x` is a tensor (a batch from a data
- * loader, a torch factory result, a model output). Modules are not flagged: `model.cuda()` and
- * `model.to(device)` convert a module in place.
+ * loader, a torch factory result, a model output, or a parameter the function uses as a tensor
+ * elsewhere: `imgs.size(0)`, `tags.unsqueeze(1)`). Modules are not flagged: `model.cuda()` and
+ * `model.to(device)` convert a module in place; neither are parameters used as nothing else (a
+ * tokenizer's batch object moves itself).
  *
  * ## Why is this bad?
  * Tensor conversions return a NEW tensor and leave the original untouched. The result is thrown
@@ -34,6 +36,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to
  */
 #include <string.h>
+#include "ir/api.h"
 #include "rules/rule.h"
 
 static bool is_move(const char *m)
@@ -41,6 +44,23 @@ static bool is_move(const char *m)
     static const char *const names[] = {"cuda", "to", "cpu", "half", "float", "double", "bfloat16", "type", "long", "int", "bool", "byte", "short"};
     for (size_t i = 0; i < ARRAY_LEN(names); i++)
         if (!strcmp(m, names[i])) return true;
+    return false;
+}
+
+/* Is variable var used as a tensor elsewhere in f: a method only tensors have that reads it
+ * (`images.size(0)`, `labels.unsqueeze(1)`, `x.sum()`, `x.item()`)? Modules have none of these. */
+static bool used_as_tensor(const IrFunc *f, const FuncFacts *ff, uint32_t var)
+{
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i]) continue;
+        uint32_t r = ir_call_receiver(f, i);
+        if (r == IR_NONE || f->ops.items[r].kind != IR_LOAD || f->ops.items[r].var != var) continue;
+        ApiMethod am = api_method(ir_call_method(f, i));
+        if (!am.flags && (am.effect == EFF_DIFF || am.effect == EFF_SHAPE || am.effect == EFF_REDUCE || am.effect == EFF_PIECES ||
+                          am.effect == EFF_NONDIFF || am.effect == EFF_INPLACE || am.effect == EFF_SCALAR))
+            return true;
+    }
     return false;
 }
 
@@ -59,6 +79,11 @@ void rule_GL201(RuleCtx *c)
             const AVal *rv = &ff->val[recv];
             /* only tensors: modules convert in place; unknown objects are given the benefit */
             bool tensor = rv->kind == VK_TENSOR || (rv->grad >= G_POST && rv->kind == VK_UNKNOWN);
+            /* a parameter of unknown kind that the function uses as a tensor elsewhere */
+            const IrOp *ro0 = &f->ops.items[recv];
+            if (!tensor && rv->kind == VK_UNKNOWN && ro0->kind == IR_LOAD && ro0->var < f->vars.len &&
+                f->vars.items[ro0->var].is_param)
+                tensor = used_as_tensor(f, ff, ro0->var);
             if (!tensor || (rv->flags & VF_MAYBE_MODULE)) continue;
             const char *rt = ir_span_text(c->m, f->ops.items[recv].span, c->arena);
             const char *call = ir_span_text(c->m, o->span, c->arena);
