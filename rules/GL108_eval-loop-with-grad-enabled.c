@@ -7,7 +7,10 @@
  * `.item()`, `.tolist()`, detached or numpy results, or token ids). Grad must be on along every
  * path the file shows: no `torch.no_grad()`/`torch.inference_mode()` block or decorator, no
  * `torch.set_grad_enabled(False)` before the loop, no caller in the file that runs the function
- * under one, and the model is not frozen with `requires_grad_(False)`. The finding is on the
+ * under one, and the model is not frozen with `requires_grad_(False)`. A loop that hands a
+ * graph-carrying value to an object gradleak cannot see (`agent.remember(logp)`) is left alone,
+ * since the object may differentiate it later, unless the loop iterates a loader or another
+ * iterable of batches (an evaluation pass handing its loss to a logger or a metric). The finding is on the
  * line that runs the model (the first model call in the loop, or the call of the file's function
  * that runs it), with the loop beside it; the fix wraps the whole loop.
  *
@@ -177,6 +180,12 @@ static bool reads_only(const IrFunc *f, uint32_t callee)
 static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
+    /* a loop over batches (a loader, an iterable of unknown items) that hands its loss to an
+     * object gradleak cannot see (`logger.update_loss(loss)`, `metric.update(out, y)`) is still an
+     * evaluation pass: keeping it there would be worse, differentiating it later is what rollouts
+     * and replay buffers do (ranges and while loops), not evaluation over a loader */
+    bool batches = l->op + 1 < l->end && f->ops.items[l->op + 1].kind == IR_NEXT &&
+                   (ff->val[l->op + 1].flags & VF_BATCH);
     for (uint32_t i = l->op + 1; i < l->end; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL || !ff->reached[i] || o->a == IR_NONE || df_is_module_call(c->fx, f, i)) continue;
@@ -190,6 +199,11 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         /* a plain function gradleak cannot see (`criterion(out, y)`, `iou(out, y)`) computes from its
          * arguments; objects (`buffer.push(x)`, `meter.update(x)`) are what keep them */
         if (t == IR_NONE && r == IR_NONE) continue;
+        if (t == IR_NONE && batches && ff->val[r].kind != VK_CONTAINER) {
+            /* unless another file's class is known to keep it (GL101/GL102 report that) */
+            const ExternSummary *es = df_call_extern(c->fx, f, i);
+            if (!es || (!es->keep_acc && !es->keep_coll)) continue;
+        }
         /* `self.criterion(out, y)`: a callable the object holds (no method of the class), which is
          * the plain function above, not an object that keeps what it is given */
         if (t == IR_NONE && f->cls != IR_NONE && f->ops.items[r].kind == IR_LOAD &&
