@@ -17,9 +17,12 @@
  * It also flags the statement form: in a loop that trains, a model call after the iteration's
  * last backward or optimizer step (a per-epoch forward over the whole validation set, a long
  * forecast for the plots) whose result never reaches a backward, a function that trains or keeps
- * it, a store, a return, or the next iteration's training. A call under an `if` in the loop (a
- * periodic sample for the logs) is left alone, and so is a forward before the training step (a
- * target network, a sampled action): it may feed the loss.
+ * it, a store, a return, or the next iteration's training; also a model call after the last
+ * training op of a function that makes one training step per call (`train(epoch)` that ends with
+ * a validation forward). A call on a periodic or rare path (`if step % 100 == 0:`, an except
+ * handler, `if epoch == 0:`) is left alone, but not one under a plain flag (`if args.validate:`);
+ * so is a forward before the training step (a target network, a sampled action): it may feed the
+ * loss.
  *
  * ## Why is this bad?
  * `model.eval()` changes dropout and batch norm, not autograd. With grad on, every forward saves
@@ -414,7 +417,7 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
             uint32_t t = df_call_target(c->m, c->fx, f, i);
             model = t != IR_NONE && t != f->index && evaluates(c, t, 0);
         }
-        if (!model || rule_in_branch_of_loop(c, f, i, li) || model_frozen(c, fz, f, i) ||
+        if (!model || (rule_in_branch_of_loop(c, f, i, li) && rule_periodic_or_rare(c, f, i)) || model_frozen(c, fz, f, i) ||
             result_may_be_differentiated(c, f, li, i, train_end, var_t))
             continue;
         const char *text = rule_text(c, f, i);
