@@ -266,7 +266,9 @@ bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const ch
 
 const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap)
 {
-    if (!method || v->kind != VK_OBJECT || !REF_IS_EXTERN(v->ref) || (v->flags & VF_MAYBE_MODULE)) return NULL;
+    if (!method || (v->kind != VK_OBJECT && v->kind != VK_UNKNOWN) || !REF_IS_EXTERN(v->ref) ||
+        (v->flags & VF_MAYBE_MODULE))
+        return NULL;
     uint32_t k = v->ref - REF_EXTERN_CLASS;
     if (k >= fx->ext_classes.len) return NULL;
     int n = snprintf(buf, cap, "%s#%s", fx->ext_classes.items[k], method);

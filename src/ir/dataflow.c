@@ -584,6 +584,9 @@ static AVal df_call(Interp *I, uint32_t op)
             }
             r.grad = G_NONE;
             if (recv.kind == VK_OBJECT) r.grad = max_arg > G_MAY ? max_arg : G_NONE;
+            /* `utils.averager()`, `meters.AverageMeter()`: maybe an object of another file's class */
+            if (recv.kind == VK_MODREF && callee && callee->qual && !api_is_torch(callee->qual) && r.grad < G_POST)
+                r.ref = df__extern_class(I->fx, callee->qual);
             return r;
         }
         /* eval(), train(), parameters()... exist only on modules: the receiver is one */
@@ -680,7 +683,12 @@ static AVal df_call(Interp *I, uint32_t op)
     r.flags = arg_flags & (VF_MODEL_OUT | VF_BATCH);
     r.pmask = pmask;
     r.cmask = (uint8_t)(cmask | (cv.pmask & 0xff)); /* calling a parameter: a model, if a module is passed */
-    if (cv.kind == VK_MODREF) r.flags |= VF_OPAQUE;
+    if (cv.kind == VK_MODREF) {
+        r.flags |= VF_OPAQUE;
+        /* it may be an object of another file's class with a lowercase name (`utils.averager()`):
+         * its methods are looked up as that class's (df_method_qual), and found only if it is one */
+        if (o->qual && !api_is_torch(o->qual) && r.grad < G_POST) r.ref = df__extern_class(I->fx, o->qual);
+    }
     r.carried = arg_carried;
     if (off) r.grad = G_NONE, r.cmask = 0;
     return r;
