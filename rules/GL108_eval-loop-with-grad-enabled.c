@@ -19,10 +19,10 @@
  * forecast for the plots) whose result never reaches a backward, a function that trains or keeps
  * it, a store, a return, or the next iteration's training; also a model call after the last
  * training op of a function that makes one training step per call (`train(epoch)` that ends with
- * a validation forward). A call on a periodic or rare path (`if step % 100 == 0:`, an except
- * handler, `if epoch == 0:`) is left alone, but not one under a plain flag (`if args.validate:`);
- * so is a forward before the training step (a target network, a sampled action): it may feed the
- * loss.
+ * a validation forward). A call under an `if` is reported too, periodic or not (`if step % 50 ==
+ * 0:` before a test-set forward: when it runs, it peaks like training); one that runs only after
+ * an error (an except handler, a flag set in one) is left alone, and so is a forward before the
+ * training step (a target network, a sampled action): it may feed the loss.
  *
  * ## Why is this bad?
  * `model.eval()` changes dropout and batch norm, not autograd. With grad on, every forward saves
@@ -417,7 +417,7 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
             uint32_t t = df_call_target(c->m, c->fx, f, i);
             model = t != IR_NONE && t != f->index && evaluates(c, t, 0);
         }
-        if (!model || (rule_in_branch_of_loop(c, f, i, li) && rule_periodic_or_rare(c, f, i)) || model_frozen(c, fz, f, i) ||
+        if (!model || rule_on_error_path(c, f, i) || model_frozen(c, fz, f, i) ||
             result_may_be_differentiated(c, f, li, i, train_end, var_t))
             continue;
         const char *text = rule_text(c, f, i);
@@ -427,8 +427,8 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
                               "backward that never comes (peak memory of training, 2-10x that of %s)",
                               text, rule_line(l->span), rule_no_grad_name(c));
         d->loop_line = rule_line(l->span);
-        rule_trace(c, d, "the loop at line %u trains up to line %u; this model call comes after it, is not under an "
-                   "`if`, and its result reaches no backward, no function that trains or keeps it, no store and "
+        rule_trace(c, d, "the loop at line %u trains up to line %u; this model call comes after it, is on no error "
+                   "path, and its result reaches no backward, no function that trains or keeps it, no store and "
                    "no return", rule_line(l->span), rule_line(f->ops.items[train_end].span));
         if (c->cxx)
             rule_hint(c, d, "Run it in a block that starts with `torch::NoGradGuard no_grad;`");
@@ -443,7 +443,7 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
 /* The statement form in a function that makes one training step per call (`def train(epoch):` ...
  * `optimizer.step()`, then `model.eval(); output = model(features, adj)` for the validation
  * numbers, a loop of the caller running it every epoch): a model call at the function's top level
- * after its last training op, not on a rare or periodic path, whose result reaches no backward, no
+ * after its last training op, not only on an error path, whose result reaches no backward, no
  * function that trains or keeps it, no store and no return of its graph. */
 static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc *f, uint8_t *var_t)
 {
@@ -464,7 +464,7 @@ static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc
         const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
         bool model = callee && (callee->kind == VK_MODULE || (callee->flags & VF_MAYBE_MODULE)) &&
                      df_is_module_call(c->fx, f, i);
-        if (!model || rule_periodic_or_rare(c, f, i) || model_frozen(c, fz, f, i) ||
+        if (!model || rule_on_error_path(c, f, i) || model_frozen(c, fz, f, i) ||
             result_may_be_differentiated(c, f, IR_NONE, i, train_end, var_t))
             continue;
         const char *text = rule_text(c, f, i);
@@ -476,7 +476,7 @@ static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc
                               rule_no_grad_name(c));
         rule_related(c, d, f->ops.items[train_end].span, "the training step ends here");
         rule_trace(c, d, "'%s' makes one training step per call, up to line %u; this model call comes after it, "
-                   "on no rare or periodic path, and its result reaches no backward, no function that trains or "
+                   "on no error path, and its result reaches no backward, no function that trains or "
                    "keeps it, no store and no return", rule_func_name(c, f->qualname),
                    rule_line(f->ops.items[train_end].span));
         if (c->cxx)

@@ -80,9 +80,8 @@ bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop
 /* Whether op sits under an `if` or `try` opened inside loop `loop` of f (it runs now and then, not
  * every iteration). */
 bool rule_in_branch_of_loop(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t loop);
-/* Whether op runs on a rare path (an except handler, a flag set in one, `if step == 0`) or under
- * an `if` whose condition takes a modulo (`if step % 100 == 0`: a periodic sample). */
-bool rule_periodic_or_rare(RuleCtx *c, const IrFunc *f, uint32_t op);
+/* Whether op runs only after an error: in an except handler, or under a flag set in one (`if oom:`). */
+bool rule_on_error_path(RuleCtx *c, const IrFunc *f, uint32_t op);
 /* Whether f is a method of a Module class that returns a value carrying a graph its own model
  * calls made (an autoregressive decoder the subclasses' forward() runs in training): a feedback
  * loop in it builds what the caller trains on (GL102, GL104). */

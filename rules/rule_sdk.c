@@ -233,7 +233,14 @@ static const RuleRegions *rule__regions(RuleCtx *c, const IrFunc *f)
 /* Is op on a path that runs rarely: an except handler, a branch taken on an error flag set in a
  * handler (`if oom:`), or under an equality test that picks one iteration (`if updates == 0:`)?
  * Periodic tests (`if step % 100 == 0`) are not rare. */
-static bool rule__rare_path(RuleCtx *ctx, const IrFunc *f, uint32_t op)
+static bool rule__rare_path_of(RuleCtx *ctx, const IrFunc *f, uint32_t op, bool errors_only);
+
+static bool rule__rare_path(RuleCtx *ctx, const IrFunc *f, uint32_t op) { return rule__rare_path_of(ctx, f, op, false); }
+
+bool rule_on_error_path(RuleCtx *c, const IrFunc *f, uint32_t op) { return rule__rare_path_of(c, f, op, true); }
+
+/* errors_only: an except handler or a flag set in one (`if oom:`), not `if step == 0` */
+static bool rule__rare_path_of(RuleCtx *ctx, const IrFunc *f, uint32_t op, bool errors_only)
 {
     if (op >= f->ops.len) return false;
     const RuleRegions *rr = rule__regions(ctx, f);
@@ -246,35 +253,12 @@ static bool rule__rare_path(RuleCtx *ctx, const IrFunc *f, uint32_t op)
         /* `a and b == 0`: look at both operands of a boolean operator */
         if (c->kind == IR_SELECT && c->b != IR_NONE && f->ops.items[c->b].kind == IR_COMPARE) c = &f->ops.items[c->b];
         else if (c->kind == IR_SELECT && c->a != IR_NONE && f->ops.items[c->a].kind == IR_COMPARE) c = &f->ops.items[c->a];
-        if (c->kind == IR_COMPARE && c->name && (!strcmp(c->name, "==") || !strcmp(c->name, "is"))) {
+        if (!errors_only && c->kind == IR_COMPARE && c->name && (!strcmp(c->name, "==") || !strcmp(c->name, "is"))) {
             const IrOp *lhs = c->a != IR_NONE ? &f->ops.items[c->a] : NULL;
             if (!(lhs && lhs->kind == IR_BINOP && lhs->aux == BIN_MOD)) return true;
         }
         /* a flag assigned in an except handler */
         if (c->kind == IR_LOAD && c->var != IR_NONE && c->var < f->vars.len && rr->stored_in_handler[c->var]) return true;
-    }
-    return false;
-}
-
-bool rule_periodic_or_rare(RuleCtx *c, const IrFunc *f, uint32_t op)
-{
-    if (op >= f->ops.len) return false;
-    if (rule__rare_path(c, f, op)) return true;
-    const RuleRegions *rr = rule__regions(c, f);
-    for (uint32_t k = rr->open[op], guard = 0; k != IR_NONE && guard < 256; k = rr->reg[k].parent, guard++) {
-        const RuleRegion *g = &rr->reg[k];
-        if (g->kind != IR_IF || g->cond == IR_NONE) continue;
-        /* `if step % 100 == 0`, `if not step % k`, `if a and i % k == 0`: a modulo in the condition
-         * (its operands, a few levels down) */
-        uint32_t stack[16], n = 0;
-        stack[n++] = g->cond;
-        for (uint32_t seen = 0; n && seen < 32; seen++) {
-            const IrOp *q = &f->ops.items[stack[--n]];
-            if (q->kind == IR_BINOP && q->aux == BIN_MOD) return true;
-            if (q->kind != IR_BINOP && q->kind != IR_UNOP && q->kind != IR_COMPARE && q->kind != IR_SELECT) continue;
-            if (q->a != IR_NONE && q->a < f->ops.len && n < 16) stack[n++] = q->a;
-            if (q->b != IR_NONE && q->b < f->ops.len && n < 16) stack[n++] = q->b;
-        }
     }
     return false;
 }
