@@ -44,6 +44,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html
  */
 #include "base/strbuf.h"
+#include "ir/api.h"
 #include "rules/rule.h"
 
 /* Does loop l reset the state of the model held in var (a reset method, a store to an attribute)? */
@@ -167,6 +168,30 @@ static void cxx_detach_hint(RuleCtx *c, const IrFunc *f, uint32_t a, Diag *d)
     sb_free(&sb);
 }
 
+/* `for s in state: s.detach_()` in loop l before op `before`: every tensor of the state var holds
+ * is detached in place (d2l's idiom for a tuple state). */
+static bool detached_item_by_item(const IrFunc *f, const IrLoop *l, uint32_t var, uint32_t before)
+{
+    for (uint32_t j = l->op + 1; j < before && j < l->end; j++) {
+        const IrOp *o = &f->ops.items[j];
+        if (o->kind != IR_LOOP || o->aux >= f->loops.len) continue;
+        const IrLoop *k = &f->loops.items[o->aux];
+        if (k->op + 2 >= k->end) continue;
+        const IrOp *nx = &f->ops.items[k->op + 1], *st = &f->ops.items[k->op + 2];
+        if (nx->kind != IR_NEXT || nx->a == IR_NONE || f->ops.items[nx->a].kind != IR_LOAD ||
+            f->ops.items[nx->a].var != var || st->kind != IR_STORE || st->a != k->op + 1)
+            continue;
+        for (uint32_t q = k->op + 3; q < k->end; q++) {
+            const char *m = f->ops.items[q].kind == IR_CALL ? ir_call_method(f, q) : NULL;
+            uint32_t r = m ? ir_call_receiver(f, q) : IR_NONE;
+            if (r != IR_NONE && f->ops.items[r].kind == IR_LOAD && f->ops.items[r].var == st->var &&
+                (api_method(m).flags & M_DETACH_SELF))
+                return true;
+        }
+    }
+    return false;
+}
+
 void rule_GL103(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -188,6 +213,7 @@ void rule_GL103(RuleCtx *c)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
                 if (l->kind != LOOP_STEP || !l->has_backward) continue;
+                if (f->ops.items[a].kind == IR_LOAD && detached_item_by_item(f, l, f->ops.items[a].var, i)) continue;
                 const char *name = rule_text(c, f, a);
                 Diag *d = rule_report(c, o->span, SEV_ERROR,
                                       "'%s' is the model's output from the previous step, fed back without "

@@ -443,7 +443,7 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
 /* The statement form in a function that makes one training step per call (`def train(epoch):` ...
  * `optimizer.step()`, then `model.eval(); output = model(features, adj)` for the validation
  * numbers, a loop of the caller running it every epoch): a model call at the function's top level
- * after its last training op, not only on an error path, whose result reaches no backward, no
+ * after its last training op, not on an error path, whose result reaches no backward, no
  * function that trains or keeps it, no store and no return of its graph. */
 static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc *f, uint8_t *var_t)
 {
