@@ -2,9 +2,13 @@
  *
  * ## What it does
  * Flags `loss.backward(retain_graph=True)` inside a training loop when no later `backward()` (or
- * `torch.autograd.grad`) in the same iteration uses the graph. It is an error when the loop also
- * carries a model output into the next step (the usual "backward through the graph a second time"
- * workaround): then every step's graph is retained.
+ * `torch.autograd.grad`) in the same iteration uses the graph: none differentiates a value that
+ * shares a call (a model's forward, a function of the file, a callable passed in) with this loss,
+ * as in an actor-critic update whose losses come from separate networks and detached targets. It
+ * is an error when the loop also carries a model output into the next step (the usual "backward
+ * through the graph a second time" workaround): then every step's graph is retained. The same in
+ * a function that makes one training step per call (an agent's `learn()`), where the graph is
+ * kept until it returns; with `create_graph=True` outside a loop it is GL106's.
  *
  * ## Why is this bad?
  * `retain_graph=True` keeps the saved tensors after backward. Needed when two backwards share one
@@ -38,7 +42,108 @@
  * ## References
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html
  */
+#include "ir/api.h"
 #include "rules/rule.h"
+
+/* Marks in src[] the calls whose graphs the value of op holds: model calls, calls of the file's
+ * functions and methods, plain calls of callables gradleak cannot see (a model passed in, a loss
+ * function: both are marked, and what they were given is followed too), found by following the value back through
+ * operands, the variables' stores and call arguments, never through detach()/.item()/.data.
+ * Two calls of the same model are two graphs. Returns how many it marked. */
+static uint32_t graph_sources(RuleCtx *c, const IrFunc *f, uint32_t op, uint8_t *src)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    uint8_t *seen = arena_alloc(c->scratch, f->ops.len + 1);
+    memset(seen, 0, f->ops.len + 1);
+    uint32_t *work = arena_alloc(c->scratch, sizeof *work * (f->ops.len + 1)), n = 0, marked = 0;
+    work[n++] = op;
+    seen[op] = 1;
+#define PUSH(x) do { uint32_t x_ = (x); if (x_ != IR_NONE && x_ < f->ops.len && !seen[x_]) seen[x_] = 1, work[n++] = x_; } while (0)
+    while (n) {
+        uint32_t i = work[--n];
+        const IrOp *o = &f->ops.items[i];
+        const AVal *v = &ff->val[i];
+        if (GL_MAX(v->grad, v->elem) == G_NONE) continue; /* no graph from here */
+        switch (o->kind) {
+        case IR_CALL: {
+            const char *m = ir_call_method(f, i);
+            ApiMethod am = api_method(m);
+            if (m && (am.effect == EFF_DETACH || am.effect == EFF_SCALAR || am.effect == EFF_NONDIFF)) break;
+            uint32_t t = df_call_target(c->m, c->fx, f, i);
+            /* a model, a function of the file, or a callable gradleak cannot see (a model passed in
+             * as well as a loss function): each call is a graph of its own */
+            bool plain = !m && !(o->qual && api_is_torch(o->qual));
+            if (df_is_module_call(c->fx, f, i) || (t != IR_NONE && t != f->index) || (v->flags & VF_OPAQUE) || plain)
+                src[i] = 1, marked++;
+            if (o->a != IR_NONE && f->ops.items[o->a].kind == IR_ATTR) PUSH(ir_call_receiver(f, i));
+            for (uint32_t k = 0; k < o->nargs; k++) PUSH(f->args.items[o->args + k]);
+            break;
+        }
+        case IR_ATTR:
+            if (api_attr(o->name) == EFF_DETACH) break; /* .data */
+            PUSH(o->a);
+            break;
+        case IR_LOAD: {
+            /* the store before it (straight-line code is what this compares), and in a loop the
+             * stores later in its body (the previous iteration's) */
+            for (uint32_t k = i; k-- > 0;)
+                if (f->ops.items[k].kind == IR_STORE && f->ops.items[k].var == o->var) {
+                    PUSH(k);
+                    break;
+                }
+            uint32_t lp = ir_op_loop(f, i);
+            for (uint32_t k = i + 1; lp != IR_NONE && k < f->loops.items[lp].end; k++)
+                if (f->ops.items[k].kind == IR_STORE && f->ops.items[k].var == o->var) PUSH(k);
+            break;
+        }
+        case IR_STORE: case IR_UNOP: case IR_UNPACK: case IR_NEXT: PUSH(o->a); break;
+        case IR_BINOP: case IR_SELECT: case IR_ITEM: PUSH(o->a); PUSH(o->b); break;
+        case IR_BUILD:
+            for (uint32_t k = 0; k < o->nargs; k++) PUSH(f->args.items[o->args + k]);
+            break;
+        default: break;
+        }
+    }
+#undef PUSH
+    return marked;
+}
+
+/* Does backward j differentiate a graph that backward i's graph shares (a call both come from)?
+ * A graph with no call gradleak can name (parameters used directly) may share anything. */
+static bool shares_graph(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t j)
+{
+    uint32_t ri = ir_call_receiver(f, i), rj = ir_call_receiver(f, j);
+    if (ri == IR_NONE || rj == IR_NONE) return true;
+    uint8_t *a = arena_alloc(c->scratch, f->ops.len + 1), *b = arena_alloc(c->scratch, f->ops.len + 1);
+    memset(a, 0, f->ops.len + 1);
+    memset(b, 0, f->ops.len + 1);
+    if (!graph_sources(c, f, ri, a) || !graph_sources(c, f, rj, b)) return true;
+    for (uint32_t k = 0; k < f->ops.len; k++)
+        if (a[k] && b[k]) return true;
+    return false;
+}
+
+/* retain_graph in a function that makes one training step per call (an agent's learn(), called by
+ * the caller's loop): no later backward in the function needs the graph, and none returns it. */
+static void report_in_step_function(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t loop)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    if (loop != IR_NONE || f->index == 0 || !ff->trains || GL_MAX(ff->ret.grad, ff->ret.elem) >= G_POST) return;
+    for (uint32_t j = i + 1; j < f->ops.len; j++)
+        if (df_is_backward_call(f, j) && ff->reached[j] && shares_graph(c, f, i, j)) return;
+    Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
+                          "%s in '%s', which makes one training step per call, but no later backward in it needs "
+                          "the graph: its saved tensors are kept for nothing until it returns",
+                          c->cxx ? "backward() with retain_graph=true" : "backward(retain_graph=True)",
+                          rule_func_name(c, f->qualname));
+    d->growth = GROWTH_NONE;
+    rule_trace(c, d, "no later backward() of '%s' differentiates a graph that shares a call with this one",
+               rule_func_name(c, f->qualname));
+    rule_hint(c, d, c->cxx ? "Call backward() without retain_graph=true" : "Drop retain_graph=True");
+    uint32_t rs, re;
+    if (rule_kwarg_removal(c, f, i, ir_call_kwarg(f, i, "retain_graph"), &rs, &re))
+        rule_fix(c, d, FIX_UNSAFE, "Remove `retain_graph=True`", rs, re, "");
+}
 
 void rule_GL105(RuleCtx *c)
 {
@@ -53,20 +158,27 @@ void rule_GL105(RuleCtx *c)
             if (!(mname && !strcmp(mname, "backward")) && !(f->ops.items[i].qual && !strcmp(f->ops.items[i].qual, "torch.autograd.backward")))
                 continue;
             if (!ir_const_true(f, ir_call_kwarg(f, i, "retain_graph"))) continue;
+            /* with create_graph=True it builds higher-order gradients: GL106's */
+            if (ir_const_true(f, ir_call_kwarg(f, i, "create_graph")) && ir_op_loop(f, i) == IR_NONE) continue;
             uint32_t loop = ir_op_loop(f, i), step = IR_NONE, outer = IR_NONE;
             for (uint32_t k = loop; k != IR_NONE; k = f->loops.items[k].parent)
                 if (f->loops.items[k].kind == LOOP_STEP) {
                     if (step == IR_NONE) step = k;
                     outer = k;
                 }
-            if (step == IR_NONE) continue;
+            if (step == IR_NONE) {
+                report_in_step_function(c, f, i, loop);
+                continue;
+            }
             /* in a loop nested in the step (per-head backwards), the next inner iteration's backward
              * needs the graph */
             if (loop != step || outer != step) continue;
             const IrLoop *l = &f->loops.items[step];
+            /* a later backward of the iteration that differentiates a graph sharing a model with
+             * this one needs it (SAC's three losses over disjoint networks do not) */
             bool later = false;
             for (uint32_t j = i + 1; j < l->end && !later; j++)
-                if (df_is_backward_call(f, j) && ff->reached[j]) later = true;
+                if (df_is_backward_call(f, j) && ff->reached[j] && shares_graph(c, f, i, j)) later = true;
             if (later) continue;
             /* does the loop carry a model output into the next step? */
             bool carried = false;
@@ -92,8 +204,8 @@ void rule_GL105(RuleCtx *c)
             d->growth = carried ? GROWTH_DEVICE : GROWTH_NONE;
             d->loop_line = rule_line(l->span);
             rule_related(c, d, l->span, "the training loop");
-            rule_trace(c, d, "retain_graph=%s is the last backward() of an iteration of the step loop at line %u",
-                       rule_true(c), rule_line(l->span));
+            rule_trace(c, d, "with retain_graph=%s, and no later backward() of an iteration of the step loop at line %u "
+                       "differentiates a graph that shares a call with it", rule_true(c), rule_line(l->span));
             if (carried_op != IR_NONE) rule_trace_value(c, d, f, "carried input", carried_op, &ff->val[carried_op]);
             else rule_trace(c, d, "no model input is carried from one step into the next");
             if (c->cxx)
