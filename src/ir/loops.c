@@ -304,7 +304,12 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             bool invariant = callee->def == IR_NONE || !ir_loop_contains(f, li, callee->def) || callee->carried == li ||
                              callee->kind == VK_MODREF || callee->kind == VK_FUNC ||
                              /* self.net read as an earlier call or another method left it */
-                             (f->ops.items[o->a].kind == IR_ATTR && (callee->flags & VF_OUTER));
+                             (f->ops.items[o->a].kind == IR_ATTR && (callee->flags & VF_OUTER)) ||
+                             /* model.decoder of a model the loop does not rebind */
+                             (f->ops.items[o->a].kind == IR_ATTR && f->ops.items[o->a].a != IR_NONE &&
+                              f->ops.items[f->ops.items[o->a].a].kind == IR_LOAD &&
+                              (ff->val[f->ops.items[o->a].a].def == IR_NONE ||
+                               !ir_loop_contains(f, li, ff->val[f->ops.items[o->a].a].def)));
             uint32_t target = df_call_target(m, fx, f, op);
             if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
             if (target == IR_NONE) { /* C++: a function of another file of the run that trains */

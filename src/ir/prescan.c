@@ -5,8 +5,9 @@
 #include "ir/dataflow_int.h"
 
 /* In a function that calls backward(): a variable called inside a loop with its own previous
- * result (`out, state = model(x, state)`, `h = rnn(x, h)`) is a recurrent model, even when it is a
- * parameter the function never calls a Module method on. */
+ * result (`out, state = model(x, state)`, `h = rnn(x, h)`, `model.decoder(x, state)` on a
+ * parameter) is a recurrent model, even when it is a parameter the function never calls a Module
+ * method on. */
 static void df__prescan_feedback_calls(Interp *I)
 {
     const IrFunc *f = I->f;
@@ -14,7 +15,17 @@ static void df__prescan_feedback_calls(Interp *I)
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL || o->a == IR_NONE || ir_op_loop(f, i) == IR_NONE) continue;
         const IrOp *callee = &f->ops.items[o->a];
-        if (callee->kind != IR_LOAD || callee->var == IR_NONE || callee->var >= I->nvars) continue;
+        if (callee->var == IR_NONE || callee->var >= I->nvars) continue;
+        if (callee->kind == IR_ATTR) {
+            /* `model.decoder(x, state)`: an attribute of a parameter (not self's: its methods) */
+            const IrOp *base = callee->a != IR_NONE ? &f->ops.items[callee->a] : NULL;
+            uint32_t self_op = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+            if (!base || base->kind != IR_LOAD || base->var >= f->vars.len || !f->vars.items[base->var].is_param ||
+                (self_op != IR_NONE && base->var == f->ops.items[self_op].var))
+                continue;
+        } else if (callee->kind != IR_LOAD) {
+            continue;
+        }
         /* `t_h, t_m = divmod(t_m, 60)`: a builtin fed its own result is no model */
         if (f->vars.items[callee->var].is_global && api_builtin(f->vars.items[callee->var].name) != B_NONE) continue;
         /* the variables the call's result is stored to (directly, or unpacked) right after it */
