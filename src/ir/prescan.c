@@ -39,7 +39,12 @@ static void df__prescan_feedback_calls(Interp *I)
         for (uint32_t a = 0; a < o->nargs; a++) {
             const IrOp *arg = &f->ops.items[f->args.items[o->args + a]];
             if (arg->kind != IR_LOAD || arg->var == IR_NONE || arg->var == callee->var) continue;
-            for (uint32_t k = 0; k < ns; k++)
+            /* an attribute called on what the iteration itself computed first (`out = self.conv(out)`
+             * after `out = x`) is a layer applied once, not fed its previous result */
+            bool fresh = false;
+            for (uint32_t k = f->loops.items[ir_op_loop(f, i)].op + 1; k < i && callee->kind == IR_ATTR && !fresh; k++)
+                fresh = f->ops.items[k].kind == IR_STORE && f->ops.items[k].var == arg->var;
+            for (uint32_t k = 0; k < ns && !fresh; k++)
                 if (stored[k] == arg->var) I->module_vars[callee->var] = 1;
         }
     }
