@@ -398,46 +398,63 @@ static void fix_wrap_statement(RuleCtx *c, const IrFunc *f, uint32_t call, uint3
     rule_fix_edits(c, d, FIX_UNSAFE, arena_printf(c->arena, "Run line %u under `%s:`", rule_line(o->span), with), edits, n);
 }
 
-/* The statement form: in a loop that trains, a model runs after the iteration's training (a
- * per-epoch validation forward on the whole dev set, a long prediction for the plots) and what it
- * computes never reaches a backward. */
-static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint8_t *var_t)
+/* The statement forms' candidate: the first model call after train_end in loop li's own body (or,
+ * li == IR_NONE, at the function's top level; a call of the file's function that evaluates counts in
+ * a loop) with grad on, not only after an error, the model not frozen, and what it computes reaching
+ * no backward; IR_NONE when there is none. */
+static uint32_t first_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint32_t train_end,
+                                 uint8_t *var_t)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
-    const IrLoop *l = &f->loops.items[li];
-    uint32_t train_end = last_training_op(c, f, li);
-    if (train_end == IR_NONE) return;
-    for (uint32_t i = train_end + 1; i < l->end; i++) {
+    uint32_t end = li == IR_NONE ? f->ops.len : f->loops.items[li].end;
+    for (uint32_t i = train_end + 1; i < end; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li || df_mode_off(o->mode)) continue;
         const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
         bool model = callee && (callee->kind == VK_MODULE || (callee->flags & VF_MAYBE_MODULE)) &&
                      df_is_module_call(c->fx, f, i);
-        if (!model) {
+        if (!model && li != IR_NONE) {
             uint32_t t = df_call_target(c->m, c->fx, f, i);
             model = t != IR_NONE && t != f->index && evaluates(c, t, 0);
         }
-        if (!model || rule_on_error_path(c, f, i) || model_frozen(c, fz, f, i) ||
-            result_may_be_differentiated(c, f, li, i, train_end, var_t))
-            continue;
-        const char *text = rule_text(c, f, i);
-        Diag *d = rule_report(c, o->span, SEV_WARNING,
-                              "'%s' runs with autograd on after the training step of the loop at line %u, and what "
-                              "it computes never reaches backward(): its forward keeps its activations for a "
-                              "backward that never comes (peak memory of training, 2-10x that of %s)",
-                              text, rule_line(l->span), rule_no_grad_name(c));
-        d->loop_line = rule_line(l->span);
-        rule_trace(c, d, "the loop at line %u trains up to line %u; this model call comes after it, is on no error "
-                   "path, and its result reaches no backward, no function that trains or keeps it, no store and "
-                   "no return", rule_line(l->span), rule_line(f->ops.items[train_end].span));
-        if (c->cxx)
-            rule_hint(c, d, "Run it in a block that starts with `torch::NoGradGuard no_grad;`");
-        else
-            rule_hint(c, d, "Run it under `with torch.no_grad():` (what is computed from its result then has no "
-                            "graph either)");
-        fix_wrap_statement(c, f, i, li, d);
-        return; /* one per loop: the first evaluation names the place */
+        if (model && !rule_on_error_path(c, f, i) && !model_frozen(c, fz, f, i) &&
+            !result_may_be_differentiated(c, f, li, i, train_end, var_t))
+            return i;
     }
+    return IR_NONE;
+}
+
+/* The statement forms' hint and unsafe fix (the statement under no_grad). */
+static void statement_hint_fix(RuleCtx *c, const IrFunc *f, uint32_t call, uint32_t li, Diag *d)
+{
+    if (c->cxx)
+        rule_hint(c, d, "Run it in a block that starts with `torch::NoGradGuard no_grad;`");
+    else
+        rule_hint(c, d, "Run it under `with torch.no_grad():` (what is computed from its result then has no "
+                        "graph either)");
+    fix_wrap_statement(c, f, call, li, d);
+}
+
+/* The statement form: in a loop that trains, a model runs after the iteration's training (a
+ * per-epoch validation forward on the whole dev set, a long prediction for the plots) and what it
+ * computes never reaches a backward. */
+static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint8_t *var_t)
+{
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t train_end = last_training_op(c, f, li);
+    if (train_end == IR_NONE) return;
+    uint32_t i = first_eval_after(c, fz, f, li, train_end, var_t);
+    if (i == IR_NONE) return; /* one per loop: the first evaluation names the place */
+    Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
+                          "'%s' runs with autograd on after the training step of the loop at line %u, and what "
+                          "it computes never reaches backward(): its forward keeps its activations for a "
+                          "backward that never comes (peak memory of training, 2-10x that of %s)",
+                          rule_text(c, f, i), rule_line(l->span), rule_no_grad_name(c));
+    d->loop_line = rule_line(l->span);
+    rule_trace(c, d, "the loop at line %u trains up to line %u; this model call comes after it, is on no error "
+               "path, and its result reaches no backward, no function that trains or keeps it, no store and "
+               "no return", rule_line(l->span), rule_line(f->ops.items[train_end].span));
+    statement_hint_fix(c, f, i, li, d);
 }
 
 /* The statement form in a function that makes one training step per call (`def train(epoch):` ...
@@ -458,35 +475,20 @@ static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc
         if (df_is_backward_call(f, i) || opt_step || (t != IR_NONE && t != f->index && c->fx->funcs[t].trains))
             train_end = i;
     }
-    for (uint32_t i = train_end == IR_NONE ? f->ops.len : train_end + 1; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != IR_NONE || df_mode_off(o->mode)) continue;
-        const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
-        bool model = callee && (callee->kind == VK_MODULE || (callee->flags & VF_MAYBE_MODULE)) &&
-                     df_is_module_call(c->fx, f, i);
-        if (!model || rule_on_error_path(c, f, i) || model_frozen(c, fz, f, i) ||
-            result_may_be_differentiated(c, f, IR_NONE, i, train_end, var_t))
-            continue;
-        const char *text = rule_text(c, f, i);
-        Diag *d = rule_report(c, o->span, SEV_WARNING,
-                              "'%s' runs with autograd on after the training step of '%s' (line %u), and what it "
-                              "computes never reaches backward(): its forward keeps its activations for a backward "
-                              "that never comes (peak memory of training, 2-10x that of %s)",
-                              text, rule_func_name(c, f->qualname), rule_line(f->ops.items[train_end].span),
-                              rule_no_grad_name(c));
-        rule_related(c, d, f->ops.items[train_end].span, "the training step ends here");
-        rule_trace(c, d, "'%s' makes one training step per call, up to line %u; this model call comes after it, "
-                   "on no error path, and its result reaches no backward, no function that trains or "
-                   "keeps it, no store and no return", rule_func_name(c, f->qualname),
-                   rule_line(f->ops.items[train_end].span));
-        if (c->cxx)
-            rule_hint(c, d, "Run it in a block that starts with `torch::NoGradGuard no_grad;`");
-        else
-            rule_hint(c, d, "Run it under `with torch.no_grad():` (what is computed from its result then has no "
-                            "graph either)");
-        fix_wrap_statement(c, f, i, IR_NONE, d);
-        return; /* one per function */
-    }
+    uint32_t i = train_end == IR_NONE ? IR_NONE : first_eval_after(c, fz, f, IR_NONE, train_end, var_t);
+    if (i == IR_NONE) return; /* one per function */
+    Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
+                          "'%s' runs with autograd on after the training step of '%s' (line %u), and what it "
+                          "computes never reaches backward(): its forward keeps its activations for a backward "
+                          "that never comes (peak memory of training, 2-10x that of %s)",
+                          rule_text(c, f, i), rule_func_name(c, f->qualname), rule_line(f->ops.items[train_end].span),
+                          rule_no_grad_name(c));
+    rule_related(c, d, f->ops.items[train_end].span, "the training step ends here");
+    rule_trace(c, d, "'%s' makes one training step per call, up to line %u; this model call comes after it, "
+               "on no error path, and its result reaches no backward, no function that trains or "
+               "keeps it, no store and no return", rule_func_name(c, f->qualname),
+               rule_line(f->ops.items[train_end].span));
+    statement_hint_fix(c, f, i, IR_NONE, d);
 }
 
 void rule_GL108(RuleCtx *c)

@@ -184,16 +184,7 @@ bool df_export_cxx(const Facts *fx, uint32_t fi, ExternSummary *out)
     if (fi >= m->funcs.len || !m->funcs.items[fi]->cxx_key) return false;
     const FuncFacts *ff = &fx->funcs[fi];
     if (!ff->analysed) return false;
-    memset(out, 0, sizeof *out);
-    if (!(ff->ret.flags & VF_UNSET)) {
-        out->kind = ff->ret.kind;
-        out->grad = ff->ret.grad;
-        out->elem = ff->ret.elem;
-        out->flags = ff->ret.flags & (VF_ZERO_DIM | VF_MODEL_OUT | VF_LOSSMOD | VF_NOREDUCE);
-        out->pmask = ff->ret.pmask;
-        out->cmask = ff->ret.cmask;
-    }
-    out->nparams = (uint8_t)GL_MIN(m->funcs.items[fi]->nparams, 255);
+    df_summary_of(fx, fi, out);
     out->trains = ff->trains != 0;
     uint32_t a1, a2;
     df_method_keeps(fx, fi, &out->keep_acc, &out->keep_coll, &a1, &a2);
@@ -237,18 +228,8 @@ bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const ch
         !ff->analysed)
         return false;
     const IrClass *c = m->classes.items[f->cls];
-    memset(out, 0, sizeof *out);
-    if (!(ff->ret.flags & VF_UNSET)) {
-        out->kind = ff->ret.kind;
-        out->grad = ff->ret.grad;
-        out->elem = ff->ret.elem;
-        out->flags = ff->ret.flags & (VF_ZERO_DIM | VF_MODEL_OUT | VF_LOSSMOD | VF_NOREDUCE);
-        out->pmask = ff->ret.pmask;
-        out->cmask = ff->ret.cmask;
-    } else {
-        out->kind = VK_NONE;
-    }
-    out->nparams = (uint8_t)GL_MIN(f->nparams, 255);
+    df_summary_of(fx, fi, out);
+    if (ff->ret.flags & VF_UNSET) out->kind = VK_NONE; /* returns nothing */
     uint32_t acc_at, coll_at;
     df_method_keeps(fx, fi, &out->keep_acc, &out->keep_coll, &acc_at, &coll_at);
     if (out->keep_coll && coll_at != IR_NONE) {

@@ -1487,16 +1487,24 @@ bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
     const FuncFacts *ff = &fx->funcs[fi];
     if (f->cls != IR_NONE || f->is_lambda || f->parent != 0 || !ff->analysed) return false;
     if (ff->ret.flags & VF_UNSET) return false; /* never returns */
-    memset(out, 0, sizeof *out);
-    out->kind = ff->ret.kind;
-    out->grad = ff->ret.grad;
-    out->elem = ff->ret.elem;
-    /* not VF_MAYBE_MODULE: a guess from how one function uses a name does not travel well */
-    out->flags = ff->ret.flags & (VF_ZERO_DIM | VF_MODEL_OUT | VF_LOSSMOD | VF_NOREDUCE);
-    out->pmask = ff->ret.pmask;
-    out->cmask = ff->ret.cmask;
-    out->nparams = (uint8_t)GL_MIN(f->nparams, 255);
+    df_summary_of(fx, fi, out);
     return true;
+}
+
+void df_summary_of(const Facts *fx, uint32_t fi, ExternSummary *out)
+{
+    const FuncFacts *ff = &fx->funcs[fi];
+    memset(out, 0, sizeof *out);
+    if (!(ff->ret.flags & VF_UNSET)) {
+        out->kind = ff->ret.kind;
+        out->grad = ff->ret.grad;
+        out->elem = ff->ret.elem;
+        /* not VF_MAYBE_MODULE: a guess from how one function uses a name does not travel well */
+        out->flags = ff->ret.flags & (VF_ZERO_DIM | VF_MODEL_OUT | VF_LOSSMOD | VF_NOREDUCE);
+        out->pmask = ff->ret.pmask;
+        out->cmask = ff->ret.cmask;
+    }
+    out->nparams = (uint8_t)GL_MIN(fx->m->funcs.items[fi]->nparams, 255);
 }
 
 void df_facts_free(Facts *f)

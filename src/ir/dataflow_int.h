@@ -138,4 +138,8 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f);
 void df_mark_per_step_funcs(const IrModule *m, Facts *fx);
 
 
+/* What function fi returns, as a summary for other files (its kind, grad and flags that travel, the
+ * parameters it comes from; zero when it never returns) and its parameter count. */
+void df_summary_of(const Facts *fx, uint32_t fi, ExternSummary *out);
+
 #endif
