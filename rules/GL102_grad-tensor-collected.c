@@ -53,6 +53,7 @@
  * ## References
  * - https://pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory
  */
+#include "ir/api.h"
 #include "rules/rule.h"
 
 /* How the value enters what outlives the loop. */
@@ -428,7 +429,9 @@ void rule_GL102(RuleCtx *c)
                     strcmp(m, "appendleft"))
                     continue;
                 const AVal *cv = &ff->val[r];
-                if (cv->kind != VK_CONTAINER && cv->kind != VK_UNKNOWN) continue;
+                /* tensors have no append(): `hist["loss"]` taken for one is a list all the same */
+                bool listy = cv->kind == VK_TENSOR && !(api_method(m).flags & M_TENSOR_TOO);
+                if (cv->kind != VK_CONTAINER && cv->kind != VK_UNKNOWN && !listy) continue;
                 uint32_t arg = f->args.items[o->args + o->nargs - 1];
                 report(c, f, i, r, arg, "appended to", VIA_COLLECT);
             } else if (o->kind == IR_SET_ITEM && o->a != IR_NONE && o->c != IR_NONE) {

@@ -43,6 +43,7 @@ typedef enum ApiBuiltin {
 #define M_INDICES 0x100000    /* returns (values, indices) when it returns a pair: the indices carry no
                                * graph (max(dim), topk, sort) */
 #define M_EVAL 0x200000       /* eval(): switches a module to evaluation (inference) mode */
+#define M_TENSOR_TOO 0x400000 /* tensors have a method of that name too (add): on one it mutates nothing */
 
 typedef enum ApiKw {
 #define API_KW(id, name) API_KW_##id,

@@ -530,7 +530,9 @@ static AVal df_call(Interp *I, uint32_t op)
             if (I->bw_calls[op] && !off) r.grad = G_LIVE, r.src = op, r.kind = VK_TENSOR;
             return r;
         }
-        if ((mflags & M_MUTATES) && recv.kind != VK_TENSOR) {
+        /* (a container taken for a tensor, `hist["loss"]` of a dict holding model outputs, is still
+         * appended to: tensors have no append) */
+        if ((mflags & M_MUTATES) && (recv.kind != VK_TENSOR || !(mflags & M_TENSOR_TOO))) {
             if (rv != IR_NONE) {
                 AVal cv2 = env_get(I, rv);
                 uint8_t g = G_NONE;
