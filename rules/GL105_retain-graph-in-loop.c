@@ -45,17 +45,56 @@
 #include "ir/api.h"
 #include "rules/rule.h"
 
+/* What graph_sources needs of a function, built once per function: for each LOAD, the store of its
+ * variable before it (straight-line code is what this compares) and the next one after it (in a
+ * loop, the previous iteration's); scratch for the walks; a budget of walks. */
+typedef struct SourceCtx {
+    const IrFunc *f;
+    uint32_t *prev, *next; /* [op] of a LOAD: IR_NONE when there is none */
+    uint8_t *seen;
+    uint32_t *work;
+    uint32_t walks;
+} SourceCtx;
+
+static SourceCtx *source_ctx(RuleCtx *c, const IrFunc *f, SourceCtx **cache)
+{
+    if (*cache) return *cache;
+    SourceCtx *x = *cache = ARENA_NEW(c->scratch, SourceCtx);
+    x->f = f;
+    uint32_t n = f->ops.len + 1, nv = f->vars.len + 1;
+    x->prev = arena_alloc(c->scratch, sizeof *x->prev * n);
+    x->next = arena_alloc(c->scratch, sizeof *x->next * n);
+    x->seen = arena_alloc(c->scratch, n);
+    x->work = arena_alloc(c->scratch, sizeof *x->work * n);
+    x->walks = 0;
+    uint32_t *last_store = arena_alloc(c->scratch, sizeof *last_store * nv);
+    for (uint32_t v = 0; v < nv; v++) last_store[v] = IR_NONE;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        x->prev[i] = o->kind == IR_LOAD && o->var < nv ? last_store[o->var] : IR_NONE;
+        if (o->kind == IR_STORE && o->var < nv) last_store[o->var] = i;
+    }
+    for (uint32_t v = 0; v < nv; v++) last_store[v] = IR_NONE;
+    for (uint32_t i = f->ops.len; i-- > 0;) {
+        const IrOp *o = &f->ops.items[i];
+        x->next[i] = o->kind == IR_LOAD && o->var < nv ? last_store[o->var] : IR_NONE;
+        if (o->kind == IR_STORE && o->var < nv) last_store[o->var] = i;
+    }
+    return x;
+}
+
 /* Marks in src[] the calls whose graphs the value of op holds: model calls, calls of the file's
  * functions and methods, plain calls of callables gradleak cannot see (a model passed in, a loss
  * function: both are marked, and what they were given is followed too), found by following the value back through
  * operands, the variables' stores and call arguments, never through detach()/.item()/.data.
  * Two calls of the same model are two graphs. Returns how many it marked. */
-static uint32_t graph_sources(RuleCtx *c, const IrFunc *f, uint32_t op, uint8_t *src)
+static uint32_t graph_sources(RuleCtx *c, SourceCtx *x, uint32_t op, uint8_t *src)
 {
+    const IrFunc *f = x->f;
     const FuncFacts *ff = &c->fx->funcs[f->index];
-    uint8_t *seen = arena_alloc(c->scratch, f->ops.len + 1);
+    uint8_t *seen = x->seen;
     memset(seen, 0, f->ops.len + 1);
-    uint32_t *work = arena_alloc(c->scratch, sizeof *work * (f->ops.len + 1)), n = 0, marked = 0;
+    uint32_t *work = x->work, n = 0, marked = 0;
     work[n++] = op;
     seen[op] = 1;
 #define PUSH(x) do { uint32_t x_ = (x); if (x_ != IR_NONE && x_ < f->ops.len && !seen[x_]) seen[x_] = 1, work[n++] = x_; } while (0)
@@ -84,16 +123,10 @@ static uint32_t graph_sources(RuleCtx *c, const IrFunc *f, uint32_t op, uint8_t 
             PUSH(o->a);
             break;
         case IR_LOAD: {
-            /* the store before it (straight-line code is what this compares), and in a loop the
-             * stores later in its body (the previous iteration's) */
-            for (uint32_t k = i; k-- > 0;)
-                if (f->ops.items[k].kind == IR_STORE && f->ops.items[k].var == o->var) {
-                    PUSH(k);
-                    break;
-                }
+            /* the store before it, and in a loop the next one in its body (the previous iteration's) */
+            PUSH(x->prev[i]);
             uint32_t lp = ir_op_loop(f, i);
-            for (uint32_t k = i + 1; lp != IR_NONE && k < f->loops.items[lp].end; k++)
-                if (f->ops.items[k].kind == IR_STORE && f->ops.items[k].var == o->var) PUSH(k);
+            if (lp != IR_NONE && x->next[i] != IR_NONE && x->next[i] < f->loops.items[lp].end) PUSH(x->next[i]);
             break;
         }
         case IR_STORE: case IR_UNOP: case IR_UNPACK: case IR_NEXT: PUSH(o->a); break;
@@ -110,14 +143,19 @@ static uint32_t graph_sources(RuleCtx *c, const IrFunc *f, uint32_t op, uint8_t 
 
 /* Does backward j differentiate a graph that backward i's graph shares (a call both come from)?
  * A graph with no call gradleak can name (parameters used directly) may share anything. */
-static bool shares_graph(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t j)
+static bool shares_graph(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t j, SourceCtx **cache)
 {
     uint32_t ri = ir_call_receiver(f, i), rj = ir_call_receiver(f, j);
     if (ri == IR_NONE || rj == IR_NONE) return true;
+    SourceCtx *x = source_ctx(c, f, cache);
+    /* each walk is linear in the function: past a few dozen (a function of hundreds of retaining
+     * backwards) every pair is taken to share, as before this test existed */
+    if (x->walks >= 64) return true;
+    x->walks += 2;
     uint8_t *a = arena_alloc(c->scratch, f->ops.len + 1), *b = arena_alloc(c->scratch, f->ops.len + 1);
     memset(a, 0, f->ops.len + 1);
     memset(b, 0, f->ops.len + 1);
-    if (!graph_sources(c, f, ri, a) || !graph_sources(c, f, rj, b)) return true;
+    if (!graph_sources(c, x, ri, a) || !graph_sources(c, x, rj, b)) return true;
     for (uint32_t k = 0; k < f->ops.len; k++)
         if (a[k] && b[k]) return true;
     return false;
@@ -125,12 +163,12 @@ static bool shares_graph(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t j)
 
 /* retain_graph in a function that makes one training step per call (an agent's learn(), called by
  * the caller's loop): no later backward in the function needs the graph, and none returns it. */
-static void report_in_step_function(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t loop)
+static void report_in_step_function(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t loop, SourceCtx **cache)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     if (loop != IR_NONE || f->index == 0 || !ff->trains || GL_MAX(ff->ret.grad, ff->ret.elem) >= G_POST) return;
     for (uint32_t j = i + 1; j < f->ops.len; j++)
-        if (df_is_backward_call(f, j) && ff->reached[j] && shares_graph(c, f, i, j)) return;
+        if (df_is_backward_call(f, j) && ff->reached[j] && shares_graph(c, f, i, j, cache)) return;
     Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
                           "%s in '%s', which makes one training step per call, but no later backward in it needs "
                           "the graph: its saved tensors are kept for nothing until it returns",
@@ -150,6 +188,7 @@ void rule_GL105(RuleCtx *c)
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
+        SourceCtx *sources = NULL; /* shares_graph's, built on first need */
         for (uint32_t i = 0; i < f->ops.len; i++) {
             if (!ff->reached[i] || !df_is_backward_call(f, i)) continue;
             /* torch.autograd.grad(..., retain_graph=True) is how Hessians and penalties are built:
@@ -167,7 +206,7 @@ void rule_GL105(RuleCtx *c)
                     outer = k;
                 }
             if (step == IR_NONE) {
-                report_in_step_function(c, f, i, loop);
+                report_in_step_function(c, f, i, loop, &sources);
                 continue;
             }
             /* in a loop nested in the step (per-head backwards), the next inner iteration's backward
@@ -178,7 +217,7 @@ void rule_GL105(RuleCtx *c)
              * this one needs it (SAC's three losses over disjoint networks do not) */
             bool later = false;
             for (uint32_t j = i + 1; j < l->end && !later; j++)
-                if (df_is_backward_call(f, j) && ff->reached[j] && shares_graph(c, f, i, j)) later = true;
+                if (df_is_backward_call(f, j) && ff->reached[j] && shares_graph(c, f, i, j, &sources)) later = true;
             if (later) continue;
             /* does the loop carry a model output into the next step? */
             bool carried = false;

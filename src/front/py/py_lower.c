@@ -1350,7 +1350,12 @@ static void py__star_names(IrModule *m)
             uint32_t slot = fi == 0 ? o->var : strmap_get(&top->var_index, v->name, strlen(v->name));
             if ((slot < top->vars.len && bound[slot]) || api_python_builtin(v->name)) continue;
             bool closure = false; /* bound in an enclosing function */
+            uint32_t depth = 0; /* (a closure 64 functions deep is taken as bound: no long walks) */
             for (uint32_t p = f->parent; fi != 0 && p != 0 && p < m->funcs.len && !closure; p = m->funcs.items[p]->parent) {
+                if (++depth > 64) {
+                    closure = true;
+                    break;
+                }
                 const IrFunc *pf = m->funcs.items[p];
                 uint32_t pv = strmap_get(&pf->var_index, v->name, strlen(v->name));
                 closure = pv < pf->vars.len && (pf->vars.items[pv].is_param || !pf->vars.items[pv].is_global);
