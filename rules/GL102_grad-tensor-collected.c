@@ -3,7 +3,8 @@
  * ## What it does
  * Flags `outputs.append(value)`, `.extend`, `.insert`, `history[key] = value` and
  * `outputs += [value]` inside a training, evaluation or sampling loop when the container lives
- * across the loop's iterations and `value` carries an autograd graph, and a tensor grown the same
+ * across the loop's iterations and `value` carries an autograd graph (also once per epoch:
+ * `history.append(epoch_loss)` after the batches, where the epoch's sum keeps their graphs), and a tensor grown the same
  * way: `preds = torch.cat([preds, value])` (also `torch.concat`, `vstack`, `hstack`), or written
  * into a preallocated tensor in a step loop (`losses[i] = loss`), and a comprehension over a
  * loader (`[model(x.cuda()) for x, _ in loader]`) outside a function that calls backward(). Also flags
@@ -170,6 +171,13 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     for (uint32_t k = cont_op; k != IR_NONE && f->ops.items[k].kind == IR_ITEM; k = f->ops.items[k].a)
         cont = &ff->val[f->ops.items[k].a];
     uint32_t loop = df_outliving_step(c->fx, f, cont, ir_op_loop(f, at));
+    /* appended once per epoch (`train_losses.append(epoch_loss)` after the batches): grows by a
+     * whole epoch's graph each epoch when the value carries one */
+    uint32_t in = ir_op_loop(f, at);
+    if (loop == IR_NONE && via == VIA_COLLECT && f->ops.items[at].kind == IR_CALL && in != IR_NONE &&
+        f->loops.items[in].kind == LOOP_EPOCH && cont->def != IR_NONE && !ir_loop_contains(f, in, cont->def) &&
+        df_outliving_loop(f, cont, in, false) == in)
+        loop = in;
     if (loop == IR_NONE || framework_loss) {
         if (loop == IR_NONE) object_store_per_step(c, f, at, cont_op, val_op, how, via);
         return;
