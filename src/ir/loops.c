@@ -4,6 +4,8 @@
  * (docs/architecture.md, "Loop kinds") */
 #include "ir/dataflow_int.h"
 
+static bool df__func_backprops(const Facts *fx, uint32_t fi, int depth);
+
 /* ---- queries for the rules ------------------------------------------------------------------- */
 
 bool df_is_backward_call(const IrFunc *f, uint32_t op)
@@ -364,6 +366,17 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         else if (seq_iter) l->kind = LOOP_SEQUENCE;
         else if (l->has_model_call) l->kind = LOOP_STEP;
         else l->kind = LOOP_UNKNOWN;
+    }
+    /* a loop that calls a function of the file training in a loop of its own (`for epoch in
+     * range(n): train_epoch(...)`) is an epoch loop */
+    for (uint32_t li = 0; li < f->loops.len; li++) {
+        IrLoop *l = &f->loops.items[li];
+        for (uint32_t op = l->op + 1; op < l->end && l->kind == LOOP_UNKNOWN; op++) {
+            if (f->ops.items[op].kind != IR_CALL || !ff->reached[op] || ir_op_loop(f, op) != li) continue;
+            uint32_t t = df_call_target(m, fx, f, op);
+            if (t != IR_NONE && t != f->index && !fx->funcs[t].trains && df__func_backprops(fx, t, 2))
+                l->kind = LOOP_EPOCH;
+        }
     }
     /* a loop with a step loop inside is an epoch loop, unless it steps itself: a batch loop whose
      * batches each run several steps (`for _ in range(ppo_epochs): step(batch)`) is one too */
