@@ -387,7 +387,15 @@ static void fix_wrap_statement(RuleCtx *c, const IrFunc *f, uint32_t call, uint3
             continue; /* the other targets of `out, h = net(x, h)` */
         }
         if (s->kind == IR_STORE || s->kind == IR_EXPR || s->kind == IR_SET_ATTR || s->kind == IR_SET_ITEM) {
-            if (start == o->span.start && end == o->span.end) return; /* part of a longer statement */
+            if (start == o->span.start && end == o->span.end) {
+                /* part of a longer statement (`err = loss(net(xv), yv)`, `save(net(z).detach())`):
+                 * that statement, when its span holds the call; else nothing to delimit */
+                uint32_t v = s->kind == IR_SET_ATTR ? s->b : s->kind == IR_SET_ITEM ? s->c : s->a;
+                uint32_t ss = s->span.start, se = s->span.end; /* the target, and the value */
+                if (v != IR_NONE) ss = GL_MIN(ss, f->ops.items[v].span.start), se = GL_MAX(se, f->ops.items[v].span.end);
+                if (ss > o->span.start || se < o->span.end) return;
+                start = ss, end = se;
+            }
             break;
         }
     }
