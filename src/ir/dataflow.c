@@ -1466,6 +1466,8 @@ void df_analyse(const IrModule *m, Facts *out)
     api_init(); /* here, so the tables exist before any test counts allocations */
     out->m = m;
     array_init(&out->ext_classes);
+    out->backprops = ARENA_NEW_N(m->arena, uint8_t, m->funcs.len ? m->funcs.len : 1);
+    memset(out->backprops, 0, m->funcs.len ? m->funcs.len : 1);
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
     df__mark_module_classes(m);

@@ -131,6 +131,8 @@ typedef struct Facts {
     void *ext_ctx;
     ExternPerStep ext_per_step; /* optional (C++): this file's functions that other files call each step */
     Array(const char *) ext_classes; /* imported classes whose objects the file makes (REF_EXTERN_CLASS) */
+    uint8_t *backprops; /* [function]: 0 not asked yet, 1 no, 2 it (or what it calls) runs a backward
+                         * or an optimizer step somewhere (loops.c, df__func_backprops) */
 } Facts;
 
 /* Runs the whole analysis over m. Memory lives in m->arena. out->ext and out->ext_ctx are read

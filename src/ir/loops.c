@@ -5,6 +5,7 @@
 #include "ir/dataflow_int.h"
 
 static bool df__func_backprops(const Facts *fx, uint32_t fi, int depth);
+static bool df__func_backprops_scan(const Facts *fx, uint32_t fi, int depth);
 
 /* ---- queries for the rules ------------------------------------------------------------------- */
 
@@ -374,7 +375,7 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         for (uint32_t op = l->op + 1; op < l->end && l->kind == LOOP_UNKNOWN; op++) {
             if (f->ops.items[op].kind != IR_CALL || !ff->reached[op] || ir_op_loop(f, op) != li) continue;
             uint32_t t = df_call_target(m, fx, f, op);
-            if (t != IR_NONE && t != f->index && !fx->funcs[t].trains && df__func_backprops(fx, t, 2))
+            if (t != IR_NONE && t != f->index && !fx->funcs[t].trains && df__func_backprops(fx, t, 3))
                 l->kind = LOOP_EPOCH;
         }
     }
@@ -436,6 +437,16 @@ static bool df__func_backprops(const Facts *fx, uint32_t fi, int depth)
 {
     const IrModule *m = fx->m;
     if (fi >= m->funcs.len || depth < 0) return false;
+    /* the answer at the full depth is kept: every loop of a file may ask of one big function */
+    if (depth == 3 && fx->backprops && fx->backprops[fi]) return fx->backprops[fi] == 2;
+    bool r = df__func_backprops_scan(fx, fi, depth);
+    if (depth == 3 && fx->backprops) fx->backprops[fi] = r ? 2 : 1;
+    return r;
+}
+
+static bool df__func_backprops_scan(const Facts *fx, uint32_t fi, int depth)
+{
+    const IrModule *m = fx->m;
     const IrFunc *g = m->funcs.items[fi];
     const FuncFacts *gf = &fx->funcs[fi];
     if (!gf->analysed) return false;
