@@ -264,25 +264,27 @@ static bool evaluates(RuleCtx *c, uint32_t t, int depth)
     return model;
 }
 
-/* The last op of loop l's body that trains: a backward, an optimizer step, a call of a function of
- * the file that trains, or the end of an inner loop that does one of these. IR_NONE when the loop
- * trains nothing. */
+/* The last op of loop li's body that trains: a backward, an optimizer step, a call of a function of
+ * the file that trains, or the end of an inner loop that does one of these. li == IR_NONE: the last
+ * such call at the function's own top level (its loops not counted). IR_NONE when nothing trains. */
 static uint32_t last_training_op(RuleCtx *c, const IrFunc *f, uint32_t li)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
-    const IrLoop *l = &f->loops.items[li];
+    uint32_t from = li == IR_NONE ? 0 : f->loops.items[li].op + 1;
+    uint32_t end = li == IR_NONE ? f->ops.len : f->loops.items[li].end;
     uint32_t last = IR_NONE;
-    for (uint32_t i = l->op + 1; i < l->end; i++) {
+    for (uint32_t i = from; i < end; i++) {
         const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_LOOP && o->aux < f->loops.len) {
+        if (o->kind == IR_LOOP && o->aux < f->loops.len && li != IR_NONE) {
             const IrLoop *k = &f->loops.items[o->aux];
             if (k->has_backward || k->has_opt_step || k->has_step_call) last = k->end;
             continue;
         }
         if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li) continue;
-        uint32_t r = ir_call_receiver(f, i), t = df_call_target(c->m, c->fx, f, i);
-        bool opt_step = r != IR_NONE && ff->val[r].kind == VK_OPTIM && (api_method(ir_call_method(f, i)).flags & M_STEP);
-        if (df_is_backward_call(f, i) || opt_step || (t != IR_NONE && t != f->index && c->fx->funcs[t].trains)) last = i;
+        uint32_t t = df_call_target(c->m, c->fx, f, i);
+        if (df_is_backward_call(f, i) || df_is_optimizer_step(c->fx, f, i) ||
+            (t != IR_NONE && t != f->index && c->fx->funcs[t].trains))
+            last = i;
     }
     return last;
 }
@@ -474,15 +476,7 @@ static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     if (f->index == 0 || !ff->trains) return;
-    uint32_t train_end = IR_NONE;
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != IR_NONE) continue;
-        uint32_t r = ir_call_receiver(f, i), t = df_call_target(c->m, c->fx, f, i);
-        bool opt_step = r != IR_NONE && ff->val[r].kind == VK_OPTIM && (api_method(ir_call_method(f, i)).flags & M_STEP);
-        if (df_is_backward_call(f, i) || opt_step || (t != IR_NONE && t != f->index && c->fx->funcs[t].trains))
-            train_end = i;
-    }
+    uint32_t train_end = last_training_op(c, f, IR_NONE);
     uint32_t i = train_end == IR_NONE ? IR_NONE : first_eval_after(c, fz, f, IR_NONE, train_end, var_t);
     if (i == IR_NONE) return; /* one per function */
     Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,

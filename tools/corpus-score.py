@@ -27,7 +27,7 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith('-')]
     verbose = '-v' in sys.argv
     root = os.path.abspath(args[0])
-    binary = args[1] if len(args) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'build', 'gradleak')
+    binary = os.path.abspath(args[1] if len(args) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'build', 'gradleak'))  # it runs in the corpus folder
     labels = []
     for ln, line in enumerate(open(os.path.join(root, 'labels.tsv'))):
         if not line.strip() or line.startswith('#'):
@@ -65,8 +65,6 @@ def main():
             cur = None
             for m in re.finditer(r'([\w./+-]+\.(?:py|ipynb|cpp|cc|h))|(?:c(\d+):)?(\d+)', line):
                 if m.group(1):
-                    cands = [pp for pp in set(l['path'] for l in labels) | set(f['filename'] for f in findings)
-                             if pp.endswith(m.group(1)) or m.group(1).endswith(pp)]
                     cur = m.group(1)
                 elif cur:
                     doubts.append(dict(path=cur, cell=int(m.group(2)) if m.group(2) else None, lo=int(m.group(3)),

@@ -35,6 +35,20 @@ static uint32_t df__view_base(const IrFunc *f, uint32_t op)
     return op;
 }
 
+/* The attribute of self that op of g starts again (`self.items = ...`, `self.items.clear()`,
+ * `.pop()`, with resize also `.resize()`), or NULL. */
+static const char *df__restarted_attr(const IrFunc *g, uint32_t op, uint32_t self_var, bool resize)
+{
+    const IrOp *q = &g->ops.items[op];
+    if (q->kind == IR_SET_ATTR && q->name && q->a != IR_NONE && g->ops.items[q->a].kind == IR_LOAD &&
+        g->ops.items[q->a].var == self_var)
+        return q->name;
+    const char *qm = q->kind == IR_CALL ? ir_call_method(g, op) : NULL;
+    const char *qa = qm ? df__self_attr(g, ir_call_receiver(g, op), self_var) : NULL;
+    if (qa && (!strcmp(qm, "clear") || !strcmp(qm, "pop") || (resize && !strcmp(qm, "resize")))) return qa;
+    return NULL;
+}
+
 /* The attributes that methods of class ci divide by (`self.sum / self.count`, `/ max(self.n, 1)`),
  * into *out. */
 static void df__denominators(const IrModule *m, uint32_t ci, StrMap *out)
@@ -145,15 +159,7 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
         if (!resets_done) {
             resets_done = true;
             for (uint32_t k = 0; k < f->ops.len; k++) {
-                const IrOp *q = &f->ops.items[k];
-                if (!ff->reached[k]) continue;
-                const char *ra = NULL;
-                if (q->kind == IR_SET_ATTR && q->name && q->a != IR_NONE && f->ops.items[q->a].kind == IR_LOAD &&
-                    f->ops.items[q->a].var == self_var)
-                    ra = q->name;
-                const char *qm = q->kind == IR_CALL ? ir_call_method(f, k) : NULL;
-                const char *qa = qm ? df__self_attr(f, ir_call_receiver(f, k), self_var) : NULL;
-                if (qa && (!strcmp(qm, "clear") || !strcmp(qm, "pop") || !strcmp(qm, "resize"))) ra = qa;
+                const char *ra = ff->reached[k] ? df__restarted_attr(f, k, self_var, true) : NULL;
                 if (ra) strmap_put(&resets, ra, strlen(ra), 1);
             }
         }
@@ -205,14 +211,8 @@ static bool df__attr_restarted(const IrModule *m, uint32_t ci, const char *attr)
         if (self_op == IR_NONE) continue;
         uint32_t self_var = g->ops.items[self_op].var;
         for (uint32_t i = 0; i < g->ops.len; i++) {
-            const IrOp *q = &g->ops.items[i];
-            if (q->kind == IR_SET_ATTR && q->name && !strcmp(q->name, attr) && q->a != IR_NONE &&
-                g->ops.items[q->a].kind == IR_LOAD && g->ops.items[q->a].var == self_var)
-                return true;
-            const char *qm = q->kind == IR_CALL ? ir_call_method(g, i) : NULL;
-            const char *qa = qm ? df__self_attr(g, ir_call_receiver(g, i), self_var) : NULL;
-            if (qa && !strcmp(qa, attr) && (!strcmp(qm, "clear") || !strcmp(qm, "pop")))
-                return true;
+            const char *ra = df__restarted_attr(g, i, self_var, false);
+            if (ra && !strcmp(ra, attr)) return true;
         }
     }
     return false;

@@ -178,6 +178,8 @@ uint32_t *df_backedge_live(const IrFunc *f, const FuncFacts *ff, uint32_t loop, 
                            uint32_t *n);
 bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op);
 bool df_is_backward_call(const IrFunc *f, uint32_t op);
+/* Is call op `opt.step()` on an optimizer? */
+bool df_is_optimizer_step(const Facts *fx, const IrFunc *f, uint32_t op);
 /* The function of the file that call op runs (a local function, or a method of a local class on
  * one of its objects: self.train_step(batch)); IR_NONE when unknown. */
 uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op);

@@ -19,6 +19,13 @@ bool df_is_backward_call(const IrFunc *f, uint32_t op)
     return e == EFF_BACKWARD || e == EFF_GRADFN;
 }
 
+bool df_is_optimizer_step(const Facts *fx, const IrFunc *f, uint32_t op)
+{
+    const char *mname = f->ops.items[op].kind == IR_CALL ? ir_call_method(f, op) : NULL;
+    uint32_t r = mname ? ir_call_receiver(f, op) : IR_NONE;
+    return r != IR_NONE && (api_method(mname).flags & M_STEP) && fx->funcs[f->index].val[r].kind == VK_OPTIM;
+}
+
 bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op)
 {
     const IrOp *o = &f->ops.items[op];
@@ -142,11 +149,9 @@ void df_mark_training_funcs(const IrModule *m, Facts *fx)
         for (uint32_t op = 0; op < f->ops.len && !ff->trains; op++) {
             const IrOp *o = &f->ops.items[op];
             if (o->kind != IR_CALL || !ff->reached[op]) continue;
-            const char *mname = ir_call_method(f, op);
-            uint32_t r = ir_call_receiver(f, op);
-            bool opt_step = mname && (api_method(mname).flags & M_STEP) && r != IR_NONE && ff->val[r].kind == VK_OPTIM;
             /* one step per call: a backward inside a loop of its own makes it a whole training run */
-            if ((df_is_backward_call(f, op) || opt_step) && ir_op_loop(f, op) == IR_NONE) ff->trains = 1;
+            if ((df_is_backward_call(f, op) || df_is_optimizer_step(fx, f, op)) && ir_op_loop(f, op) == IR_NONE)
+                ff->trains = 1;
         }
     }
     for (int pass = 0; pass < 4; pass++) {
@@ -452,10 +457,7 @@ static bool df__func_backprops_scan(const Facts *fx, uint32_t fi, int depth)
     if (!gf->analysed) return false;
     for (uint32_t op = 0; op < g->ops.len; op++) {
         if (g->ops.items[op].kind != IR_CALL || !gf->reached[op]) continue;
-        if (df_is_backward_call(g, op)) return true;
-        const char *mname = ir_call_method(g, op);
-        uint32_t r = ir_call_receiver(g, op);
-        if (mname && (api_method(mname).flags & M_STEP) && r != IR_NONE && gf->val[r].kind == VK_OPTIM) return true;
+        if (df_is_backward_call(g, op) || df_is_optimizer_step(fx, g, op)) return true;
         uint32_t t = df_call_target(m, fx, g, op);
         if (t != IR_NONE && t != fi && df__func_backprops(fx, t, depth - 1)) return true;
     }
@@ -479,10 +481,7 @@ uint32_t df_outliving_step(const Facts *fx, const IrFunc *f, const AVal *v, uint
     /* ... and followed, in that iteration, by the update that consumes it */
     for (uint32_t op = L->end + 1; op < P->end; op++) {
         if (f->ops.items[op].kind != IR_CALL || !ff->reached[op]) continue;
-        if (df_is_backward_call(f, op)) return IR_NONE;
-        const char *mname = ir_call_method(f, op);
-        uint32_t r = ir_call_receiver(f, op);
-        if (mname && (api_method(mname).flags & M_STEP) && r != IR_NONE && ff->val[r].kind == VK_OPTIM) return IR_NONE;
+        if (df_is_backward_call(f, op) || df_is_optimizer_step(fx, f, op)) return IR_NONE;
         uint32_t t = df_call_target(fx->m, fx, f, op);
         if (t != IR_NONE && t != f->index && df__func_backprops(fx, t, 3)) return IR_NONE;
     }
