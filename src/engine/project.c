@@ -448,14 +448,15 @@ static const ExternSummary *project__lookup(void *ctx, const char *qual)
  * linted again for it. */
 static bool project__informative(const ExternSummary *s, const ImportedCall *c)
 {
-    /* C++: a function that trains makes its caller's loop a step loop */
-    if (c->qual[0] == ':' && s->trains) return true;
+    /* a function (C++) or method that trains makes its caller's loop a step loop */
+    if (s->trains) return true;
     bool method = c->qual[0] == ':' || strchr(c->qual, '#'); /* C++, or a Python class's method */
     /* a Python method given a graph: its summary replaces what its name alone suggested (`add`: a
      * set's, keeping what it is given), whether it keeps it or not */
     if (method && c->qual[0] != ':' && c->graph_arg) return true;
     if (s->kind == VK_NONE && !(method && c->graph_arg && (s->keep_acc || s->keep_coll))) return false;
-    if (s->grad == G_LIVE || s->elem == G_LIVE) return true; /* a source: a model call inside */
+    /* a source: a model call inside (G_POST: a step's loss after its backward) */
+    if (s->grad >= G_POST || s->elem >= G_POST) return true;
     if (s->kind == VK_MODULE || s->kind == VK_OPTIM || s->kind == VK_LOADER) return true;
     if (s->cmask && c->module_arg) return true;
     if (!c->graph_arg) return false;

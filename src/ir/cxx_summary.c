@@ -230,6 +230,7 @@ bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const ch
     const IrClass *c = m->classes.items[f->cls];
     df_summary_of(fx, fi, out);
     if (ff->ret.flags & VF_UNSET) out->kind = VK_NONE; /* returns nothing */
+    out->trains = ff->trains; /* runner.train_step(x, y): a loop that calls it is a step loop */
     uint32_t acc_at, coll_at;
     df_method_keeps(fx, fi, &out->keep_acc, &out->keep_coll, &acc_at, &coll_at);
     if (out->keep_coll && coll_at != IR_NONE) {
@@ -248,9 +249,9 @@ bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const ch
 const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap)
 {
     if (!method || (v->kind != VK_OBJECT && v->kind != VK_UNKNOWN) || !REF_IS_EXTERN(v->ref) ||
-        (v->flags & VF_MAYBE_MODULE))
+        ((v->flags & VF_MAYBE_MODULE) && !(v->ref & REF_WRAPPER_BIT)))
         return NULL;
-    uint32_t k = v->ref - REF_EXTERN_CLASS;
+    uint32_t k = REF_EXTERN_INDEX(v->ref);
     if (k >= fx->ext_classes.len) return NULL;
     int n = snprintf(buf, cap, "%s#%s", fx->ext_classes.items[k], method);
     return n > 0 && (size_t)n < cap ? buf : NULL;

@@ -170,7 +170,7 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
     r.src = op;
     r.flags = VF_MODEL_OUT;
     if (callee->flags & VF_FROZEN) r.grad = max_arg; /* no parameter requires grad */
-    if (callee->kind == VK_OBJECT && callee->ref == REF_MODEL_WRAPPER) r.grad = G_MAY; /* agent(obs) */
+    if (callee->kind == VK_OBJECT && REF_IS_WRAPPER(callee->ref)) r.grad = G_MAY; /* agent(obs) */
     if (callee->flags & VF_LOSSMOD) {
         if (!(callee->flags & VF_NOREDUCE)) r.flags |= VF_ZERO_DIM;
         r.grad = max_arg; /* loss modules have no parameters: they pass their inputs' graph on */
@@ -675,7 +675,8 @@ static AVal df_call(Interp *I, uint32_t op)
                 bool own = self_op != IR_NONE && bo->kind == IR_LOAD && bo->var == f->ops.items[self_op].var;
                 if (!own && (base.kind == VK_MODULE || (base.flags & VF_MAYBE_MODULE))) continue;
             }
-            r.ref = REF_MODEL_WRAPPER, r.flags |= VF_MAYBE_MODULE; /* Agent(net) */
+            /* Agent(net): its methods are still the class's */
+            r.ref = REF_IS_EXTERN(r.ref) ? r.ref | REF_WRAPPER_BIT : REF_MODEL_WRAPPER, r.flags |= VF_MAYBE_MODULE;
         }
         return r;
     }
@@ -809,7 +810,7 @@ static AVal df_attr(Interp *I, uint32_t op)
     }
     if (((o->var != IR_NONE && I->module_vars[o->var]) || class_module) && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
         r.flags |= VF_MAYBE_MODULE;
-        if (r.ref == REF_MODEL_WRAPPER) r.ref = IR_NONE;
+        r.ref = REF_UNWRAP(r.ref);
         if (r.kind == VK_UNKNOWN) r.kind = VK_MODULE, r.grad = G_NONE, r.pmask = 0;
     }
     return r;
@@ -874,6 +875,14 @@ static AVal df_load(Interp *I, uint32_t op)
     if (o->qual) return aval(VK_MODREF, G_NONE, op);
     const IrVar *var = &I->f->vars.items[o->var];
     if (var->is_global && I->f->index != 0) {
+        /* a helper defined in an enclosing function: that function */
+        uint32_t g = var->name ? df_closure_def(I->fx, I->f, var->name) : IR_NONE;
+        if (g != IR_NONE) {
+            AVal r = aval(VK_FUNC, G_NONE, IR_NONE);
+            r.ref = g;
+            r.flags = VF_OUTER;
+            return r;
+        }
         /* the module's value of that name, when the module has analysed it */
         const IrFunc *top = I->m->funcs.items[0];
         FuncFacts *tf = &I->fx->funcs[0];
@@ -904,10 +913,21 @@ static AVal df_load(Interp *I, uint32_t op)
     return r;
 }
 
-static void df_store(Interp *I, uint32_t var, AVal v)
+/* Does what store op writes to var reach a .backward() on var: a store before the last one, or in
+ * a loop that runs one later? (`loss = sum(losses) / n` after the training loop is a float) */
+static bool df__store_reaches_backward(const Interp *I, uint32_t op, uint32_t var)
+{
+    uint32_t last = I->backward_last[var];
+    if (last == IR_NONE || op == IR_NONE || op < last) return true;
+    for (uint32_t l = ir_op_loop(I->f, op); l != IR_NONE; l = I->f->loops.items[l].parent)
+        if (ir_loop_contains(I->f, l, last)) return true;
+    return false;
+}
+
+static void df_store(Interp *I, uint32_t op, uint32_t var, AVal v)
 {
     if (var == IR_NONE) return;
-    if (I->backward_vars[var]) {
+    if (I->backward_vars[var] && df__store_reaches_backward(I, op, var)) {
         /* `.backward()` is called on this variable: whatever it holds carries a graph */
         if (v.grad < G_LIVE && v.kind != VK_SCALAR) v.grad = G_LIVE;
         v.flags |= VF_ZERO_DIM;
@@ -915,7 +935,7 @@ static void df_store(Interp *I, uint32_t var, AVal v)
     }
     if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) {
         v.flags |= VF_MAYBE_MODULE;
-        if (v.ref == REF_MODEL_WRAPPER) v.ref = IR_NONE; /* `.train()`/`.parameters()` on it: a model */
+        v.ref = REF_UNWRAP(v.ref); /* `.train()`/`.parameters()` on it: a model */
     }
     env_set(I, var, v);
     /* assigning the base invalidates what we knew of its attributes */
@@ -969,7 +989,7 @@ static void df_step(Interp *I, uint32_t op)
         r = val_of(I, o->a);
         /* a declared type (C++ `torch::Tensor x = ...`): a tensor even when the value's kind is unknown */
         if (api_is(o->qual, API_NAME_TENSOR_TYPE) && r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
-        df_store(I, o->var, r);
+        df_store(I, op, o->var, r);
         r = env_get(I, o->var);
         break;
     case IR_DEL:
@@ -982,7 +1002,7 @@ static void df_step(Interp *I, uint32_t op)
         break;
     case IR_SET_ATTR:
         r = val_of(I, o->b);
-        if (o->var != IR_NONE) df_store(I, o->var, r);
+        if (o->var != IR_NONE) df_store(I, op, o->var, r);
         if (api_attr(o->name) == EFF_GRAD) I->ff->calls_zero_grad = 1; /* p.grad = None */
         break;
     case IR_ITEM: {
@@ -1348,6 +1368,8 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
     ff->backedge = ARENA_NEW_N(I.arena, DfNode *, f->loops.len ? f->loops.len : 1);
     ff->ret = aval_unset();
     I.backward_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
+    I.backward_last = ARENA_NEW_N(I.arena, uint32_t, I.nvars ? I.nvars : 1);
+    for (uint32_t i = 0; i < I.nvars; i++) I.backward_last[i] = IR_NONE;
     I.module_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
     I.bw_calls = ARENA_NEW_N(I.arena, uint8_t, f->ops.len ? f->ops.len : 1);
     I.optim_vars = ARENA_NEW_N(I.arena, uint8_t, I.nvars ? I.nvars : 1);
@@ -1470,6 +1492,13 @@ void df_analyse(const IrModule *m, Facts *out)
     memset(out->backprops, 0, m->funcs.len ? m->funcs.len : 1);
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
+    strmap_init(&out->nested_defs);
+    for (uint32_t i = 1; i < m->funcs.len; i++) {
+        const IrFunc *g = m->funcs.items[i];
+        if (g->parent == IR_NONE || g->parent == 0 || g->is_lambda || !g->name) continue;
+        const char *key = arena_printf(m->arena, "%u:%s", g->parent, g->name);
+        strmap_put(&out->nested_defs, key, strlen(key), i);
+    }
     df__mark_module_classes(m);
     df_mark_framework_hooks(m, out); /* before the analysis: it sets the grad mode of some methods */
     /* __init__ first (attribute kinds), then the module, then what no one called */
@@ -1511,9 +1540,28 @@ void df_summary_of(const Facts *fx, uint32_t fi, ExternSummary *out)
     out->nparams = (uint8_t)GL_MIN(fx->m->funcs.items[fi]->nparams, 255);
 }
 
+uint32_t df_closure_def(const Facts *fx, const IrFunc *f, const char *name)
+{
+    const IrModule *m = fx->m;
+    char key[160];
+    for (uint32_t p = f->parent, hops = 0; p != IR_NONE && p != 0 && p < m->funcs.len && hops < 16;
+         p = m->funcs.items[p]->parent, hops++) {
+        int n = snprintf(key, sizeof key, "%u:%s", p, name);
+        if (n <= 0 || (size_t)n >= sizeof key) return IR_NONE;
+        uint32_t g = strmap_get(&fx->nested_defs, key, (size_t)n);
+        if (g != UINT32_MAX) return g;
+        /* bound to something else there: what it holds is not known here */
+        const IrFunc *pf = m->funcs.items[p];
+        uint32_t slot = strmap_get(&pf->var_index, name, strlen(name));
+        if (slot != UINT32_MAX && !pf->vars.items[slot].is_global) return IR_NONE;
+    }
+    return IR_NONE;
+}
+
 void df_facts_free(Facts *f)
 {
     array_free(&f->ext_classes);
+    if (f->m) strmap_free(&f->nested_defs);
     if (!f->classes) return;
     for (uint32_t i = 0; i < f->m->classes.len; i++) {
         array_free(&f->classes[i].attr_names);

@@ -28,6 +28,13 @@ typedef enum GradState {
  * among the other files' exports (df_method_qual). */
 #define REF_EXTERN_CLASS 0x40000000u
 #define REF_IS_EXTERN(r) ((r) >= REF_EXTERN_CLASS && (r) < 0x80000000u)
+/* An object of an imported class built around a module (`runner = Trainer(net, opt)`): the class's
+ * ref with this bit; calling it is as calling REF_MODEL_WRAPPER, its methods are the class's. */
+#define REF_WRAPPER_BIT 0x20000000u
+#define REF_EXTERN_INDEX(r) (((r) - REF_EXTERN_CLASS) & ~REF_WRAPPER_BIT)
+#define REF_IS_WRAPPER(r) ((r) == REF_MODEL_WRAPPER || (REF_IS_EXTERN(r) && ((r) & REF_WRAPPER_BIT)))
+/* the ref of a wrapper once the code treats it as a module itself (`.train()` on it) */
+#define REF_UNWRAP(r) ((r) == REF_MODEL_WRAPPER ? IR_NONE : REF_IS_EXTERN(r) ? (r) & ~REF_WRAPPER_BIT : (r))
 #define VF_ZERO_DIM 0x001   /* a 0-dim tensor (losses, full reductions) */
 #define VF_MODEL_OUT 0x002  /* produced by calling a model (or derived from such a value) */
 #define VF_BATCH 0x004      /* an item from iterating a data loader (or unknown iterable) */
@@ -133,6 +140,7 @@ typedef struct Facts {
     Array(const char *) ext_classes; /* imported classes whose objects the file makes (REF_EXTERN_CLASS) */
     uint8_t *backprops; /* [function]: 0 not asked yet, 1 no, 2 it (or what it calls) runs a backward
                          * or an optimizer step somewhere (loops.c, df__func_backprops) */
+    StrMap nested_defs; /* "<enclosing function>:<name>" -> a function defined inside another one */
 } Facts;
 
 /* Runs the whole analysis over m. Memory lives in m->arena. out->ext and out->ext_ctx are read
@@ -164,6 +172,10 @@ const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t o
  * "Meter.add" (Python); in buf. */
 const char *df_call_extern_name(const Facts *fx, const IrFunc *f, uint32_t op, char *buf, size_t cap);
 void df_facts_free(Facts *f);
+/* The function defined in an enclosing function of f under name (a closure's sibling helper:
+ * `def _pad(x): ...` beside `def wrapper(self, x)` in a decorator), or IR_NONE when the name is
+ * not one, or an enclosing function binds it otherwise first. */
+uint32_t df_closure_def(const Facts *fx, const IrFunc *f, const char *name);
 
 /* Queries for the rules. */
 /* The value of variable var at the back edge of loop `loop` (last pass); NULL when the back edge

@@ -100,6 +100,7 @@ typedef struct Interp {
     bool dead;
     Array(Region) regions;
     uint8_t *backward_vars; /* variables .backward() is called on somewhere: they carry a graph */
+    uint32_t *backward_last; /* per variable: the last op that calls .backward() on it, or IR_NONE */
     uint32_t *attr_head;    /* per variable: its first attribute pseudo-var (self.a of self), or IR_NONE */
     uint32_t *attr_next;    /* per variable: the next attribute pseudo-var of the same base */
     uint8_t *module_vars;   /* variables with module-only methods called on them */

@@ -28,6 +28,10 @@ static void df__prescan_feedback_calls(Interp *I)
         }
         /* `t_h, t_m = divmod(t_m, 60)`: a builtin fed its own result is no model */
         if (f->vars.items[callee->var].is_global && api_builtin(f->vars.items[callee->var].name) != B_NONE) continue;
+        /* nor is a helper defined beside the function (`x, pad = _pad(x, size)` in a decorator) */
+        if (callee->kind == IR_LOAD && f->vars.items[callee->var].is_global && f->vars.items[callee->var].name &&
+            df_closure_def(I->fx, f, f->vars.items[callee->var].name) != IR_NONE)
+            continue;
         /* the variables the call's result is stored to (directly, or unpacked) right after it */
         uint32_t stored[8], ns = 0;
         for (uint32_t k = i + 1; k < f->ops.len && k < i + 32 && ns < ARRAY_LEN(stored); k++) {
@@ -219,7 +223,7 @@ void df_prescan(Interp *I)
         if (!m || var == IR_NONE) continue;
         if (f->ops.items[recv].kind != IR_LOAD && f->ops.items[recv].kind != IR_ATTR) continue;
         uint32_t fl = api_method(m).flags;
-        if ((fl & M_BACKWARD) && o->nargs == 0) I->backward_vars[var] = 1;
+        if ((fl & M_BACKWARD) && o->nargs == 0) I->backward_vars[var] = 1, I->backward_last[var] = i;
         if (fl & M_BACKWARD) I->backward_vars[var] |= 2;
         if (fl & (M_MODULE_ONLY | M_STATE)) I->module_vars[var] = 1;
         if (fl & M_ZERO_GRAD) I->ff->calls_zero_grad = 1, I->optim_vars[var] |= 1;
