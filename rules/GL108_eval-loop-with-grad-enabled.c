@@ -238,6 +238,52 @@ static bool loop_trains_or_yields(const IrFunc *f, const IrLoop *l)
     return false;
 }
 
+/* df_func_stores_outside, except that a method may keep its per-call state on its object
+ * (`self.transition = [state, log_prob]`, `self.log_probs.append(...)` in an agent's select_action):
+ * in a loop that never trains, that state feeds no backward either. */
+static bool on_self(const IrFunc *f, uint32_t var, uint32_t self_var)
+{
+    for (int guard = 0; var != IR_NONE && var < f->vars.len && guard < 8; guard++) {
+        if (var == self_var) return true;
+        var = f->vars.items[var].base;
+    }
+    return false;
+}
+
+static bool stores_outside_self(const IrModule *m, uint32_t fi)
+{
+    const IrFunc *f = m->funcs.items[fi];
+    uint32_t self_var = f->cls != IR_NONE && f->nparams > 0 ? f->ops.items[ir_first_param(f)].var : IR_NONE;
+    if (self_var == IR_NONE) return df_func_stores_outside(m, fi);
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_SET_ITEM || o->kind == IR_YIELD) return true;
+        if (o->kind == IR_SET_ATTR && !on_self(f, o->var, self_var)) return true;
+        if (o->kind == IR_STORE && o->var < f->vars.len && f->vars.items[o->var].is_global) return true;
+        const char *mname = o->kind == IR_CALL ? ir_call_method(f, i) : NULL;
+        if (mname && (api_method(mname).flags & M_MUTATES) && !on_self(f, ir_root_var(f, ir_call_receiver(f, i)), self_var))
+            return true;
+    }
+    return false;
+}
+
+/* Does something train after loop li, in the rest of the enclosing loop's body (or of the
+ * function): a backward, an optimizer step, a call of a function of the file that backpropagates?
+ * (a rollout whose policy keeps its log-probs on the agent, then `agent.update()`) */
+static bool trains_after(RuleCtx *c, const IrFunc *f, uint32_t li)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t end = l->parent != IR_NONE ? f->loops.items[l->parent].end : f->ops.len;
+    for (uint32_t i = l->end + 1; i < end; i++) {
+        if (f->ops.items[i].kind != IR_CALL || !ff->reached[i]) continue;
+        if (df_is_backward_call(f, i) || df_is_optimizer_step(c->fx, f, i)) return true;
+        uint32_t t = df_call_target(c->m, c->fx, f, i);
+        if (t != IR_NONE && t != f->index && (c->fx->funcs[t].trains || df_func_backprops(c->fx, t))) return true;
+    }
+    return false;
+}
+
 /* Whether function t of the file runs a model once per call with grad on, trains nothing and keeps
  * nothing (an `_eval_step`, a policy's `pi(x)`, a `predict(batch)` helper): calling it in a loop is
  * evaluating. */
@@ -245,7 +291,7 @@ static bool evaluates(RuleCtx *c, uint32_t t, int depth)
 {
     const IrFunc *g = c->m->funcs.items[t];
     const FuncFacts *gf = &c->fx->funcs[t];
-    if (!gf->analysed || gf->trains || df_mode_off(g->base_mode) || df_func_stores_outside(c->m, t)) return false;
+    if (!gf->analysed || gf->trains || df_mode_off(g->base_mode) || stores_outside_self(c->m, t)) return false;
     bool model = false;
     for (uint32_t i = 0; i < g->ops.len; i++) {
         if (!gf->reached[i]) continue;
@@ -538,7 +584,10 @@ void rule_GL108(RuleCtx *c)
                     df_mode_off(f->ops.items[i].mode))
                     continue;
                 uint32_t t = df_call_target(c->m, c->fx, f, i);
-                if (t != IR_NONE && t != fi && evaluates(c, t, 0)) call = i;
+                /* one that keeps state on its object: unless something trains on it afterwards */
+                if (t != IR_NONE && t != fi && evaluates(c, t, 0) &&
+                    (!df_func_stores_outside(c->m, t) || !trains_after(c, f, li)))
+                    call = i;
             }
             if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || keeps_graph(c, f, ff, li) ||
                 hands_graph_away(c, f, l))

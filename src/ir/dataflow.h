@@ -189,6 +189,9 @@ const AVal *df_backedge(const FuncFacts *ff, uint32_t loop, uint32_t var);
 uint32_t *df_backedge_live(const IrFunc *f, const FuncFacts *ff, uint32_t loop, uint32_t lo, uint32_t hi, Arena *a,
                            uint32_t *n);
 bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op);
+/* Does function fi of the file, or what it calls (a few levels), run a backward or an optimizer
+ * step somewhere (in a loop of its own too)? */
+bool df_func_backprops(const Facts *fx, uint32_t fi);
 bool df_is_backward_call(const IrFunc *f, uint32_t op);
 /* Is call op `opt.step()` on an optimizer? */
 bool df_is_optimizer_step(const Facts *fx, const IrFunc *f, uint32_t op);

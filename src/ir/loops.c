@@ -438,6 +438,8 @@ void df_mark_per_step_funcs(const IrModule *m, Facts *fx)
 
 /* Does function fi call backward() or step an optimizer anywhere, itself or through the functions
  * of the file it calls (depth levels)? A PPO update with its own epochs and minibatches counts. */
+bool df_func_backprops(const Facts *fx, uint32_t fi) { return df__func_backprops(fx, fi, 3); }
+
 static bool df__func_backprops(const Facts *fx, uint32_t fi, int depth)
 {
     const IrModule *m = fx->m;
