@@ -195,6 +195,7 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         if (o->qual && !strncmp(o->qual, "torch.", 6)) continue;
         const AVal *callee = &ff->val[o->a];
         if (callee->kind == VK_MODULE || (callee->flags & VF_LOSSMOD) || reads_only(f, o->a)) continue;
+        if (df_is_env_step(c->fx, f, i)) continue; /* env.step(action): the simulator keeps no graph */
         uint32_t r = ir_call_receiver(f, i);
         if (r != IR_NONE && ff->val[r].kind == VK_TENSOR) continue;
         uint32_t t = df_call_target(c->m, c->fx, f, i);

@@ -566,6 +566,12 @@ static AVal df_call(Interp *I, uint32_t op)
                 return df__call_local(I, op, mi, pos, np);
             }
         }
+        /* `obs, reward, done, info = env.step(action)`: an environment stepped with the policy's
+         * action returns what the simulator computed, no graph */
+        if (df_env_step_shape(mflags, nargs, args, &recv)) {
+            r.kind = VK_UNKNOWN, r.grad = G_NONE;
+            return r;
+        }
         if (recv.kind == VK_MODREF || recv.kind == VK_SCALAR || recv.kind == VK_NONE ||
             recv.kind == VK_OBJECT || recv.kind == VK_LOADER) {
             /* methods of non-tensors: unknown objects built from an imported class may be models

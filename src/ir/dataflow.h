@@ -189,6 +189,11 @@ const AVal *df_backedge(const FuncFacts *ff, uint32_t loop, uint32_t var);
 uint32_t *df_backedge_live(const IrFunc *f, const FuncFacts *ff, uint32_t loop, uint32_t lo, uint32_t hi, Arena *a,
                            uint32_t *n);
 bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op);
+/* `obs, reward, done, info = env.step(action)`: a step() of no optimizer, module or tensor, given
+ * one value derived from a model's output (the policy's action). What it returns carries no graph
+ * and it keeps nothing of the action. df_env_step_shape asks the same of values. */
+bool df_is_env_step(const Facts *fx, const IrFunc *f, uint32_t op);
+bool df_env_step_shape(uint32_t mflags, uint32_t nargs, const AVal *args, const AVal *recv);
 /* Does function fi of the file, or what it calls (a few levels), run a backward or an optimizer
  * step somewhere (in a loop of its own too)? */
 bool df_func_backprops(const Facts *fx, uint32_t fi);

@@ -26,6 +26,23 @@ bool df_is_optimizer_step(const Facts *fx, const IrFunc *f, uint32_t op)
     return r != IR_NONE && (api_method(mname).flags & M_STEP) && fx->funcs[f->index].val[r].kind == VK_OPTIM;
 }
 
+bool df_env_step_shape(uint32_t mflags, uint32_t nargs, const AVal *args, const AVal *recv)
+{
+    return (mflags & M_STEP) && nargs == 1 && (args[0].flags & VF_MODEL_OUT) && recv->kind != VK_OPTIM &&
+           recv->kind != VK_MODULE && recv->kind != VK_TENSOR && recv->kind != VK_CONTAINER &&
+           !(recv->flags & VF_MAYBE_MODULE);
+}
+
+bool df_is_env_step(const Facts *fx, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    const char *mname = o->kind == IR_CALL ? ir_call_method(f, op) : NULL;
+    uint32_t r = mname ? ir_call_receiver(f, op) : IR_NONE;
+    if (r == IR_NONE || o->nargs != 1) return false;
+    const FuncFacts *ff = &fx->funcs[f->index];
+    return df_env_step_shape(api_method(mname).flags, 1, &ff->val[f->args.items[o->args]], &ff->val[r]);
+}
+
 bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op)
 {
     const IrOp *o = &f->ops.items[op];
