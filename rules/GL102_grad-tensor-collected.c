@@ -157,6 +157,28 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
 
 /* cont_op is the container's op; for a concatenation (`acc = torch.cat([acc, v])`) the read of the
  * tensor that grows, whose value at the end of an iteration is judged by its graph, not its items. */
+/* Is var emptied somewhere in loop li's body: `var.clear()` (C++ `var.clear()` too), or bound to
+ * a fresh empty container (`var = []`, `var = {}`)? */
+static bool emptied_in_loop(RuleCtx *c, const IrFunc *f, uint32_t var, uint32_t li)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    for (uint32_t i = l->op + 1; i < l->end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (!ff->reached[i]) continue;
+        if (o->kind == IR_CALL) {
+            const char *m = ir_call_method(f, i);
+            if (m && !strcmp(m, "clear") && o->nargs == 0 && ir_root_var(f, ir_call_receiver(f, i)) == var) return true;
+        } else if ((o->kind == IR_STORE || o->kind == IR_SET_ATTR) && o->var == var) {
+            uint32_t v = o->kind == IR_STORE ? o->a : o->b;
+            const IrOp *vo = v != IR_NONE ? &f->ops.items[v] : NULL;
+            if (vo && vo->kind == IR_BUILD && vo->nargs == 0 && (vo->aux == BUILD_LIST || vo->aux == BUILD_DICT))
+                return true;
+        }
+    }
+    return false;
+}
+
 static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op, const char *how,
                    Via via)
 {
@@ -183,6 +205,9 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
         return;
     }
     const IrLoop *l = &f->loops.items[loop];
+    /* emptied again inside the loop (`log_probs.clear()`, `values = []` after the update every n
+     * steps): a rollout buffer, bounded by that rhythm */
+    if (emptied_in_loop(c, f, var, loop)) return;
     /* writing each time step's output into a preallocated tensor is how a decoder builds the
      * sequence its loss needs: only a step loop's writes (one per batch) are unbounded */
     if (via == VIA_INTO && l->kind != LOOP_STEP) return;
