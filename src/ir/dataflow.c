@@ -1489,6 +1489,54 @@ static void df__mark_module_classes(const IrModule *m)
     }
 }
 
+/* Does top-level function d wrap what it is given in grad-off mode: a decorator of the file whose
+ * nested wrapper calls d's parameter under `with torch.no_grad():` (`def nograd(f): def new_f(*a):
+ * with t.no_grad(): return f(*a)`)? */
+static bool df__grad_off_decorator(const IrModule *m, uint32_t d)
+{
+    const IrFunc *df = m->funcs.items[d];
+    uint32_t p = ir_first_param(df);
+    if (p == IR_NONE || df->ops.items[p].var >= df->vars.len) return false;
+    const char *pname = df->vars.items[df->ops.items[p].var].name;
+    for (uint32_t w = d + 1; w < m->funcs.len && pname; w++) {
+        const IrFunc *wf = m->funcs.items[w];
+        if (wf->parent != d) continue;
+        for (uint32_t i = 0; i < wf->ops.len; i++) {
+            const IrOp *o = &wf->ops.items[i];
+            if (o->kind != IR_CALL || !df_mode_off(o->mode) || o->a == IR_NONE) continue;
+            const IrOp *callee = &wf->ops.items[o->a];
+            if (callee->kind == IR_LOAD && callee->var < wf->vars.len && wf->vars.items[callee->var].name &&
+                !strcmp(wf->vars.items[callee->var].name, pname))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Functions decorated with such a decorator run with grad off, as if decorated @torch.no_grad()
+ * (the IR is this file's own and not shared while it is analysed). */
+static void df__mark_local_grad_decorators(const IrModule *m)
+{
+    for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
+        IrFunc *f = m->funcs.items[fi];
+        if (f->base_mode != GRAD_DEFAULT) continue;
+        for (uint32_t k = 0; k < f->decorators.len; k++) {
+            const char *q = f->decorators.items[k];
+            if (!q || strchr(q, '.')) continue;
+            uint32_t d = IR_NONE;
+            for (uint32_t g = 1; g < m->funcs.len && d == IR_NONE; g++)
+                if (m->funcs.items[g]->parent == 0 && m->funcs.items[g]->cls == IR_NONE &&
+                    !strcmp(m->funcs.items[g]->name, q))
+                    d = g;
+            if (d == IR_NONE || d == fi || !df__grad_off_decorator(m, d)) continue;
+            f->base_mode = GRAD_NO_GRAD;
+            for (uint32_t i = 0; i < f->ops.len; i++)
+                if (f->ops.items[i].mode == GRAD_DEFAULT) f->ops.items[i].mode = GRAD_NO_GRAD;
+            break;
+        }
+    }
+}
+
 void df_analyse(const IrModule *m, Facts *out)
 {
     api_init(); /* here, so the tables exist before any test counts allocations */
@@ -1506,6 +1554,7 @@ void df_analyse(const IrModule *m, Facts *out)
         strmap_put(&out->nested_defs, key, strlen(key), i);
     }
     df__mark_module_classes(m);
+    df__mark_local_grad_decorators(m);
     df_mark_framework_hooks(m, out); /* before the analysis: it sets the grad mode of some methods */
     /* __init__ first (attribute kinds), then the module, then what no one called */
     for (uint32_t i = 0; i < m->classes.len; i++)
