@@ -48,12 +48,36 @@ static bool is_move(const char *m)
 }
 
 /* Is variable var used as a tensor elsewhere in f: a method only tensors have that reads it
- * (`images.size(0)`, `labels.unsqueeze(1)`, `x.sum()`, `x.item()`)? Modules have none of these. */
-static bool used_as_tensor(const IrFunc *f, const FuncFacts *ff, uint32_t var)
+ * (`images.size(0)`, `labels.unsqueeze(1)`, `x.sum()`, `x.item()`), or a model's first input?
+ * Modules have none of these. */
+/* Is every value stored to var a part of another value: an attribute, an item, an unpacked
+ * element? */
+static bool holds_parts(const IrFunc *f, const FuncFacts *ff, uint32_t var)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_STORE || o->var != var || !ff->reached[i] || o->a == IR_NONE) continue;
+        uint8_t k = f->ops.items[o->a].kind;
+        if (k != IR_ATTR && k != IR_ITEM && k != IR_UNPACK) return false;
+        any = true;
+    }
+    return any;
+}
+
+static bool used_as_tensor(const RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t var)
 {
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL || !ff->reached[i]) continue;
+        /* the input of a model call (`output, hidden = model(data, hidden)`) that is a part of
+         * something (`data = batch.text`, `x, y = batch`): a tensor, never a module (a whole batch
+         * may be an object whose to() converts in place: a graph library's Data, a tokenizer's
+         * BatchEncoding) */
+        if (df_is_module_call(c->fx, f, i) && o->nargs >= 1 && holds_parts(f, ff, var)) {
+            const IrOp *a0 = &f->ops.items[f->args.items[o->args]];
+            if (!f->kw.items[o->args] && a0->kind == IR_LOAD && a0->var == var) return true;
+        }
         uint32_t r = ir_call_receiver(f, i);
         if (r == IR_NONE || f->ops.items[r].kind != IR_LOAD || f->ops.items[r].var != var) continue;
         ApiMethod am = api_method(ir_call_method(f, i));
@@ -82,8 +106,8 @@ void rule_GL201(RuleCtx *c)
             /* a parameter of unknown kind that the function uses as a tensor elsewhere */
             const IrOp *ro0 = &f->ops.items[recv];
             if (!tensor && rv->kind == VK_UNKNOWN && ro0->kind == IR_LOAD && ro0->var < f->vars.len &&
-                f->vars.items[ro0->var].is_param)
-                tensor = used_as_tensor(f, ff, ro0->var);
+                !f->vars.items[ro0->var].is_global)
+                tensor = used_as_tensor(c, f, ff, ro0->var);
             if (!tensor || (rv->flags & VF_MAYBE_MODULE)) continue;
             const char *rt = ir_span_text(c->m, f->ops.items[recv].span, c->arena);
             const char *call = ir_span_text(c->m, o->span, c->arena);
