@@ -248,8 +248,7 @@ bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const ch
 
 const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap)
 {
-    if (!method || (v->kind != VK_OBJECT && v->kind != VK_UNKNOWN) || !REF_IS_EXTERN(v->ref) ||
-        ((v->flags & VF_MAYBE_MODULE) && !(v->ref & REF_WRAPPER_BIT)))
+    if (!method || (v->kind != VK_OBJECT && v->kind != VK_UNKNOWN && v->kind != VK_MODULE) || !REF_IS_EXTERN(v->ref))
         return NULL;
     uint32_t k = REF_EXTERN_INDEX(v->ref);
     if (k >= fx->ext_classes.len) return NULL;
