@@ -158,29 +158,46 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
 /* cont_op is the container's op; for a concatenation (`acc = torch.cat([acc, v])`) the read of the
  * tensor that grows, whose value at the end of an iteration is judged by its graph, not its items. */
 /* Is var emptied somewhere in loop li's body: `var.clear()` (C++ `var.clear()` too), or bound to
- * a fresh empty container (`var = []`, `var = {}`)? */
-static bool emptied_in_loop(RuleCtx *c, const IrFunc *f, uint32_t var, uint32_t li)
+ * a fresh empty container (`var = []`, `var = {}`)? The emptying ops of the function are listed
+ * once per function (per variable: first[var], then next[op]). */
+typedef struct Emptied {
+    uint32_t fi;
+    uint32_t *first, *next;
+} Emptied;
+
+static bool emptied_in_loop(RuleCtx *c, Emptied *e, const IrFunc *f, uint32_t var, uint32_t li)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
-    const IrLoop *l = &f->loops.items[li];
-    for (uint32_t i = l->op + 1; i < l->end; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (!ff->reached[i]) continue;
-        if (o->kind == IR_CALL) {
-            const char *m = ir_call_method(f, i);
-            if (m && !strcmp(m, "clear") && o->nargs == 0 && ir_root_var(f, ir_call_receiver(f, i)) == var) return true;
-        } else if ((o->kind == IR_STORE || o->kind == IR_SET_ATTR) && o->var == var) {
-            uint32_t v = o->kind == IR_STORE ? o->a : o->b;
-            const IrOp *vo = v != IR_NONE ? &f->ops.items[v] : NULL;
-            if (vo && vo->kind == IR_BUILD && vo->nargs == 0 && (vo->aux == BUILD_LIST || vo->aux == BUILD_DICT))
-                return true;
+    if (!e->first || e->fi != f->index) {
+        e->fi = f->index;
+        e->first = arena_alloc(c->scratch, sizeof *e->first * (f->vars.len + 1));
+        e->next = arena_alloc(c->scratch, sizeof *e->next * (f->ops.len + 1));
+        for (uint32_t v = 0; v <= f->vars.len; v++) e->first[v] = IR_NONE;
+        for (uint32_t i = f->ops.len; i-- > 0;) {
+            const IrOp *o = &f->ops.items[i];
+            uint32_t v = IR_NONE;
+            if (!ff->reached[i]) continue;
+            if (o->kind == IR_CALL) {
+                const char *m = ir_call_method(f, i);
+                if (m && !strcmp(m, "clear") && o->nargs == 0) v = ir_root_var(f, ir_call_receiver(f, i));
+            } else if (o->kind == IR_STORE || o->kind == IR_SET_ATTR) {
+                uint32_t val = o->kind == IR_STORE ? o->a : o->b;
+                const IrOp *vo = val != IR_NONE ? &f->ops.items[val] : NULL;
+                if (vo && vo->kind == IR_BUILD && vo->nargs == 0 && (vo->aux == BUILD_LIST || vo->aux == BUILD_DICT))
+                    v = o->var;
+            }
+            if (v == IR_NONE || v >= f->vars.len) continue;
+            e->next[i] = e->first[v], e->first[v] = i;
         }
     }
+    if (var >= f->vars.len) return false;
+    for (uint32_t i = e->first[var]; i != IR_NONE; i = e->next[i])
+        if (ir_loop_contains(f, li, i)) return true;
     return false;
 }
 
-static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op, const char *how,
-                   Via via)
+static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op,
+                   const char *how, Via via)
 {
     bool concat = via == VIA_CONCAT;
     const FuncFacts *ff = &c->fx->funcs[f->index];
@@ -207,7 +224,7 @@ static void report(RuleCtx *c, const IrFunc *f, uint32_t at, uint32_t cont_op, u
     const IrLoop *l = &f->loops.items[loop];
     /* emptied again inside the loop (`log_probs.clear()`, `values = []` after the update every n
      * steps): a rollout buffer, bounded by that rhythm */
-    if (emptied_in_loop(c, f, var, loop)) return;
+    if (emptied_in_loop(c, em, f, var, loop)) return;
     /* writing each time step's output into a preallocated tensor is how a decoder builds the
      * sequence its loss needs: only a step loop's writes (one per batch) are unbounded */
     if (via == VIA_INTO && l->kind != LOOP_STEP) return;
@@ -438,6 +455,7 @@ static void object_collections(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
 
 void rule_GL102(RuleCtx *c)
 {
+    Emptied em = {IR_NONE, NULL, NULL};
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
@@ -451,7 +469,7 @@ void rule_GL102(RuleCtx *c)
             } else if (o->kind == IR_SET_ATTR || o->kind == IR_STORE) {
                 uint32_t acc_op = IR_NONE, grown = concat_value(f, i, &acc_op);
                 if (grown != IR_NONE)
-                    report(c, f, o->kind == IR_SET_ATTR ? o->b : o->a, acc_op, grown, "concatenated onto", VIA_CONCAT);
+                    report(c, &em, f, o->kind == IR_SET_ATTR ? o->b : o->a, acc_op, grown, "concatenated onto", VIA_CONCAT);
                 else
                     plain_store(c, f, i);
             } else if (o->kind == IR_CALL) {
@@ -466,12 +484,12 @@ void rule_GL102(RuleCtx *c)
                 bool listy = cv->kind == VK_TENSOR && !(api_method(m).flags & M_TENSOR_TOO);
                 if (cv->kind != VK_CONTAINER && cv->kind != VK_UNKNOWN && !listy) continue;
                 uint32_t arg = f->args.items[o->args + o->nargs - 1];
-                report(c, f, i, r, arg, "appended to", VIA_COLLECT);
+                report(c, &em, f, i, r, arg, "appended to", VIA_COLLECT);
             } else if (o->kind == IR_SET_ITEM && o->a != IR_NONE && o->c != IR_NONE) {
                 const AVal *cv = &ff->val[o->a];
                 if (cv->kind == VK_TENSOR && f->ops.items[o->a].kind == IR_LOAD) {
                     /* `losses[i] = loss` into a preallocated tensor */
-                    report(c, f, i, o->a, o->c, "written into", VIA_INTO);
+                    report(c, &em, f, i, o->a, o->c, "written into", VIA_INTO);
                     continue;
                 }
                 if (cv->kind != VK_CONTAINER && cv->kind != VK_UNKNOWN) continue;
@@ -482,10 +500,10 @@ void rule_GL102(RuleCtx *c)
                 if (vo->kind == IR_BINOP && (vo->flags & IR_F_AUG) && vo->a != IR_NONE && vo->b != IR_NONE &&
                     f->ops.items[vo->a].kind == IR_ITEM && ir_root_var(f, vo->a) == ir_root_var(f, o->a))
                     val = vo->b;
-                report(c, f, i, o->a, val, "stored in", VIA_COLLECT);
+                report(c, &em, f, i, o->a, val, "stored in", VIA_COLLECT);
             } else if (o->kind == IR_BINOP && (o->flags & IR_F_AUG) && o->aux == BIN_ADD && o->a != IR_NONE) {
                 if (ff->val[o->a].kind != VK_CONTAINER) continue;
-                report(c, f, i, o->a, o->b, "added to", VIA_COLLECT);
+                report(c, &em, f, i, o->a, o->b, "added to", VIA_COLLECT);
             }
         }
         if (scan.have_yield) df_yield_free(&scan.yield);

@@ -270,19 +270,29 @@ static bool stores_outside_self(const IrModule *m, uint32_t fi)
 
 /* Does something train after loop li, in the rest of the enclosing loop's body (or of the
  * function): a backward, an optimizer step, a call of a function of the file that backpropagates?
- * (a rollout whose policy keeps its log-probs on the agent, then `agent.update()`) */
-static bool trains_after(RuleCtx *c, const IrFunc *f, uint32_t li)
+ * (a rollout whose policy keeps its log-probs on the agent, then `agent.update()`). *next_train,
+ * built on first use (one scan per function): per op, the first op at or after it that trains. */
+static bool trains_after(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t **next_train)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
+    if (!*next_train) {
+        uint32_t *nt = arena_alloc(c->scratch, sizeof *nt * (f->ops.len + 1));
+        nt[f->ops.len] = IR_NONE;
+        for (uint32_t i = f->ops.len; i-- > 0;) {
+            bool trains = false;
+            if (f->ops.items[i].kind == IR_CALL && ff->reached[i]) {
+                uint32_t t = df_call_target(c->m, c->fx, f, i);
+                trains = df_is_backward_call(f, i) || df_is_optimizer_step(c->fx, f, i) ||
+                         (t != IR_NONE && t != f->index && (c->fx->funcs[t].trains || df_func_backprops(c->fx, t)));
+            }
+            nt[i] = trains ? i : nt[i + 1];
+        }
+        *next_train = nt;
+    }
     const IrLoop *l = &f->loops.items[li];
     uint32_t end = l->parent != IR_NONE ? f->loops.items[l->parent].end : f->ops.len;
-    for (uint32_t i = l->end + 1; i < end; i++) {
-        if (f->ops.items[i].kind != IR_CALL || !ff->reached[i]) continue;
-        if (df_is_backward_call(f, i) || df_is_optimizer_step(c->fx, f, i)) return true;
-        uint32_t t = df_call_target(c->m, c->fx, f, i);
-        if (t != IR_NONE && t != f->index && (c->fx->funcs[t].trains || df_func_backprops(c->fx, t))) return true;
-    }
-    return false;
+    uint32_t from = GL_MIN(l->end + 1, f->ops.len);
+    return (*next_train)[from] < end;
 }
 
 /* Whether function t of the file runs a model once per call with grad on, trains nothing and keeps
@@ -552,6 +562,7 @@ void rule_GL108(RuleCtx *c)
         if (GL_MAX(ff->ret.grad, ff->ret.elem) == G_LIVE) continue; /* the caller may differentiate it */
         uint32_t grad_off_at = first_grad_disable(c, f);
         uint8_t *var_t = NULL; /* report_eval_after_training's, once per function */
+        uint32_t *next_train = NULL; /* trains_after's, once per function */
         if (grad_off_at == IR_NONE && ff->trains) {
             var_t = arena_alloc(c->scratch, f->vars.len + 1);
             memset(var_t, 0, f->vars.len + 1);
@@ -587,7 +598,7 @@ void rule_GL108(RuleCtx *c)
                 uint32_t t = df_call_target(c->m, c->fx, f, i);
                 /* one that keeps state on its object: unless something trains on it afterwards */
                 if (t != IR_NONE && t != fi && evaluates(c, t, 0) &&
-                    (!df_func_stores_outside(c->m, t) || !trains_after(c, f, li)))
+                    (!df_func_stores_outside(c->m, t) || !trains_after(c, f, li, &next_train)))
                     call = i;
             }
             if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || keeps_graph(c, f, ff, li) ||
