@@ -153,6 +153,10 @@ static bool keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32
         uint32_t v = live[k];
         const AVal *a = df_backedge(ff, li, v);
         if (df_outliving_loop(f, a, li, false) != li) continue;
+        /* the model's parameters (`params = model.parameters()` before the loop): leaves, no graph */
+        if (a->kind == VK_CONTAINER && a->src != IR_NONE && a->src < f->ops.len && !ir_loop_contains(f, li, a->src) &&
+            f->ops.items[a->src].kind == IR_CALL && (api_method(ir_call_method(f, a->src)).flags & M_PARAMS))
+            continue;
         /* a plain local that is only rebound (`comparison = torch.cat(...)` under `if i == 0:`,
          * `dev_loss = criterion(...)`) holds one iteration's graph; it keeps graphs only when each
          * value is built from the previous one (`total = total + loss`, `x = torch.cat([x, y])`) */

@@ -1123,11 +1123,29 @@ static void py__class_end(Lower *L, const Work *w)
 
 /* ---- the driver ------------------------------------------------------------------------------ */
 
+/* `torch.<name>` read from a file that never imports torch itself (it comes with `from utils
+ * import *`, or from an earlier notebook cell run elsewhere): the name is torch's all the same.
+ * Returns "torch.<name>" for the callee of call op ctx, or NULL. */
+static const char *py__unimported_torch_qual(Lower *L, uint32_t ctx)
+{
+    const IrFunc *f = L_f(L);
+    const IrOp *o = &f->ops.items[ctx];
+    if (o->a == IR_NONE) return NULL;
+    const IrOp *attr = &f->ops.items[o->a];
+    if (attr->kind != IR_ATTR || !attr->name || attr->a == IR_NONE) return NULL;
+    const IrOp *base = &f->ops.items[attr->a];
+    if (base->kind != IR_LOAD || base->qual || base->var >= f->vars.len) return NULL;
+    const IrVar *v = &f->vars.items[base->var];
+    if (!v->name || strcmp(v->name, "torch") != 0 || v->is_param || py__imported(L, "torch", 5)) return NULL;
+    return arena_printf(L->B.arena, "torch.%s", attr->name);
+}
+
 static uint8_t py__with_mode(Lower *L, uint32_t ctx)
 {
     const IrOp *o = &L_f(L)->ops.items[ctx];
-    if (o->kind != IR_CALL || !o->qual) return GRAD_KEEP;
-    const char *q = o->qual;
+    if (o->kind != IR_CALL) return GRAD_KEEP;
+    const char *q = o->qual ? o->qual : py__unimported_torch_qual(L, ctx);
+    if (!q) return GRAD_KEEP;
     uint8_t m = py__decorator_mode(q);
     if (m != GRAD_DEFAULT) return m;
     if (!strcmp(q, "torch.set_grad_enabled") || !strcmp(q, "torch.autograd.set_grad_enabled") ||
