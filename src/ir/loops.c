@@ -21,9 +21,22 @@ bool df_is_backward_call(const IrFunc *f, uint32_t op)
 
 bool df_is_optimizer_step(const Facts *fx, const IrFunc *f, uint32_t op)
 {
-    const char *mname = f->ops.items[op].kind == IR_CALL ? ir_call_method(f, op) : NULL;
+    const IrOp *o = &f->ops.items[op];
+    const char *mname = o->kind == IR_CALL ? ir_call_method(f, op) : NULL;
     uint32_t r = mname ? ir_call_receiver(f, op) : IR_NONE;
-    return r != IR_NONE && (api_method(mname).flags & M_STEP) && fx->funcs[f->index].val[r].kind == VK_OPTIM;
+    const FuncFacts *ff = &fx->funcs[f->index];
+    if (r != IR_NONE && (api_method(mname).flags & M_STEP) && ff->val[r].kind == VK_OPTIM) return true;
+    /* a helper gradleak cannot see, handed the optimizer and a loss that carries a graph
+     * (`self.take_optimisation_step(self.opt, self.net, loss)` of a base class in another file):
+     * it steps the optimizer on that loss */
+    if (o->kind != IR_CALL || o->nargs < 2 || df_call_target(fx->m, fx, f, op) != IR_NONE) return false;
+    bool optim = false, graph = false;
+    for (uint32_t k = 0; k < o->nargs; k++) {
+        const AVal *a = &ff->val[f->args.items[o->args + k]];
+        if (a->kind == VK_OPTIM) optim = true;
+        else if (a->grad >= G_POST && a->kind != VK_MODULE && !(a->flags & VF_MAYBE_MODULE)) graph = true;
+    }
+    return optim && graph;
 }
 
 bool df_env_step_shape(uint32_t mflags, uint32_t nargs, const AVal *args, const AVal *recv)
@@ -318,7 +331,7 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             uint32_t mfl = api_method(mname).flags;
             /* zero_grad() alone is not a step: evaluation loops clear gradients too, and so do loops
              * over folds or runs between trainings; a step is backward() or optimizer.step() */
-            if ((mfl & M_STEP) && recv.kind == VK_OPTIM) l->has_opt_step = 1;
+            if (((mfl & M_STEP) && recv.kind == VK_OPTIM) || df_is_optimizer_step(fx, f, op)) l->has_opt_step = 1;
             if (mfl & M_STEP) {
                 for (uint32_t k = 0; k < o->nargs; k++)
                     if (ff->val[f->args.items[o->args + k]].kind == VK_OPTIM) l->has_opt_step = 1;
