@@ -71,6 +71,8 @@ void rule_GL104(RuleCtx *c)
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
+        /* the file calls it under no_grad (`with torch.no_grad(): print(sample(model))`), as GL108 */
+        if (ff->called_grad_off) continue;
         int fn_any = -1;
         for (uint32_t i = 0; i < f->ops.len; i++) {
             if (!ff->reached[i] || !df_is_module_call(c->fx, f, i)) continue;
