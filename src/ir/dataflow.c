@@ -942,6 +942,12 @@ static void df_store(Interp *I, uint32_t op, uint32_t var, AVal v)
     if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) {
         v.flags |= VF_MAYBE_MODULE;
         v.ref = REF_UNWRAP(v.ref); /* `.train()`/`.parameters()` on it: a model */
+    } else if (I->module_vars[var] && v.kind == VK_TENSOR && (v.flags & VF_MODEL_OUT)) {
+        /* what calling a "model" returned, with module-only methods called on it: the callee was
+         * a class (`Model: nn.Module` given the class, `model = Model(envs).to(device)`) and this
+         * is the model */
+        v = aval(VK_MODULE, G_NONE, v.def);
+        v.flags = VF_MAYBE_MODULE;
     }
     env_set(I, var, v);
     /* assigning the base invalidates what we knew of its attributes */
