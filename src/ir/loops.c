@@ -67,11 +67,18 @@ bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op)
 /* A backward after the loop, in the same iteration of the enclosing loop (or in the function when
  * the loop is outermost): the loop builds one step's graph (the classic char-rnn train() that
  * accumulates the loss over time steps and calls backward once). */
-static bool df__backward_after(const IrFunc *f, const uint32_t *next_bw, const IrLoop *l)
+static bool df__backward_after(const IrFunc *f, const uint32_t *next_bw, const uint32_t *next_model_loop,
+                               const IrLoop *l)
 {
     uint32_t end = l->parent != IR_NONE ? f->loops.items[l->parent].end : f->ops.len;
-    /* next_bw[op]: the first reached backward at or after op (one scan per function, not per loop) */
-    return l->end + 1 < f->ops.len && next_bw[l->end + 1] < end;
+    /* next_bw[op]: the first reached backward at or after op (one scan per function, not per loop);
+     * in a script or notebook, a loop that runs a model again before it (a training cell after the
+     * test loop) is another pass, not the rest of this step */
+    if (l->end + 1 >= f->ops.len) return false;
+    uint32_t bw = next_bw[l->end + 1];
+    /* (only in a module's body: in a function, the loop between may be the other branch of an
+     * if: teacher forcing or not) */
+    return bw < end && (f->index != 0 || next_model_loop[l->end + 1] > bw);
 }
 
 /* ---- what an iteration yields, moved to a device ------------------------------------------------ */
@@ -373,6 +380,13 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
     next_bw[f->ops.len] = IR_NONE;
     for (uint32_t op = f->ops.len; op-- > 0;)
         next_bw[op] = ff->reached[op] && df_is_backward_call(f, op) ? op : next_bw[op + 1];
+    uint32_t *next_model_loop = gl_malloc(sizeof *next_model_loop * (f->ops.len + 1)); /* ... and its */
+    next_model_loop[f->ops.len] = IR_NONE;
+    for (uint32_t op = f->ops.len; op-- > 0;) {
+        const IrOp *o = &f->ops.items[op];
+        bool ml = o->kind == IR_LOOP && o->aux < f->loops.len && f->loops.items[o->aux].has_model_call;
+        next_model_loop[op] = ml ? op : next_model_loop[op + 1];
+    }
     for (uint32_t li = 0; li < f->loops.len; li++) {
         IrLoop *l = &f->loops.items[li];
         const AVal *it = l->iter != IR_NONE ? &ff->val[l->iter] : NULL;
@@ -384,7 +398,7 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         if (seq_iter && it->kind == VK_TENSOR && !(it->flags & (VF_PIECES | VF_SHAPE)) && it->def != IR_NONE &&
             it->def < f->ops.len && f->ops.items[it->def].kind == IR_CALL && api_function(f->ops.items[it->def].qual) == EFF_FACTORY)
             seq_iter = false;
-        l->backward_after = df__backward_after(f, next_bw, l);
+        l->backward_after = df__backward_after(f, next_bw, next_model_loop, l);
         /* In a Module, forward and what it calls loop over one input's time steps or layers. Other
          * methods (a model's own fit_epoch, evaluate or generate) are classified by what they do,
          * except that a loop over the input's steps (`range(x.size(1))`) stays a sequence. */
@@ -425,6 +439,7 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
     gl_free(by_batches);
     df_yield_free(&y);
     gl_free(next_bw);
+    gl_free(next_model_loop);
 }
 
 uint32_t df_outliving_loop(const IrFunc *f, const AVal *v, uint32_t loop, bool growth_only)
