@@ -23,7 +23,9 @@
  * Not flagged: per-update rollout lists (`log_probs = []` at the top of each update, filled by a
  * range or while loop that trains nothing, consumed by the update that follows in the same
  * iteration: a backward, an optimizer step, or a function of the file that does one), and what
- * `Distribution.sample()` returns (no graph; `rsample()` keeps one).
+ * `Distribution.sample()` returns (no graph; `rsample()` keeps one), and a buffer the same loop
+ * empties again (`buf.clear()`, or `buf = []` after the update every n steps, in Python and C++):
+ * it holds at most one update's worth.
  *
  * ## Why is this bad?
  * Every stored tensor keeps its whole graph, and with it the saved activations of its iteration,

@@ -3,7 +3,8 @@
  * ## What it does
  * Flags a model call in a loop that feeds the model's outputs back into the model (sampling,
  * generation, autoregressive evaluation) when the loop never calls `backward()` and runs without
- * `torch.no_grad()` / `torch.inference_mode()`.
+ * `torch.no_grad()` / `torch.inference_mode()`, in the function or in a call of it in the file
+ * (`with torch.no_grad(): print(sample(model))` silences the sampler, as for GL108).
  *
  * ## Why is this bad?
  * Each step's output carries its graph, and feeding it back chains every step's graph to the next:

@@ -14,6 +14,19 @@
  * line that runs the model (the first model call in the loop, or the call of the file's function
  * that runs it), with the loop beside it; the fix wraps the whole loop.
  *
+ * What counts as running a model: a call of a module, a method of another file's class that runs
+ * one (`critic.classify(x)`, `net.nll(x, y)`), and a method of the file that runs one and trains
+ * nothing (an agent's `select_action(state)`, even when it keeps the step's log-prob on the agent
+ * for a later update, unless something trains after the loop in the same iteration). Handing the
+ * policy's action to an environment (`env.step(action)`) keeps nothing of it. Grad is off in a
+ * function decorated by a decorator of the file that calls what it wraps under `no_grad`, and
+ * `torch.no_grad()` of a file that gets `torch` through a star import is torch's. A helper of
+ * another file handed the optimizer and the loss (`self.take_step(self.opt, loss)`) trains. In a
+ * script or notebook, a backward further down ends an earlier loop's step only when no loop that
+ * runs a model comes between. Not seen: a model reached only through a duck-typed parameter
+ * (`model.predict(user)` with nothing in the file saying what `model` is), closures over the
+ * enclosing function's model, and decorators imported from other files.
+ *
  * It also flags the statement form: in a loop that trains, a model call after the iteration's
  * last backward or optimizer step (a per-epoch forward over the whole validation set, a long
  * forecast for the plots) whose result never reaches a backward, a function that trains or keeps

@@ -3,10 +3,12 @@
  * ## What it does
  * Flags `x.cuda()`, `x.to(device)`, `x.cpu()`, `x.half()`, `x.float()`, `x.double()`,
  * `x.bfloat16()` and `x.type(...)` used as a statement when `x` is a tensor (a batch from a data
- * loader, a torch factory result, a model output, or a parameter the function uses as a tensor
- * elsewhere: `imgs.size(0)`, `tags.unsqueeze(1)`). Modules are not flagged: `model.cuda()` and
- * `model.to(device)` convert a module in place; neither are parameters used as nothing else (a
- * tokenizer's batch object moves itself).
+ * loader, a torch factory result, a model output, a variable the function uses as a tensor
+ * elsewhere: `imgs.size(0)`, `tags.unsqueeze(1)`, or a part of a batch fed to a model as its input:
+ * `data = batch.text; data.to(device); model(data, h)`). Modules are not flagged: `model.cuda()`
+ * and `model.to(device)` convert a module in place (also one built from a class passed in and then
+ * loaded); neither are parameters used as nothing else nor a whole batch object (a tokenizer's
+ * BatchEncoding, a graph library's Data move themselves).
  *
  * ## Why is this bad?
  * Tensor conversions return a NEW tensor and leave the original untouched. The result is thrown
