@@ -346,6 +346,9 @@ void rule_GL101(RuleCtx *c)
             uint32_t loop = df_outliving_step(c->fx, f, acc, ir_op_loop(f, i));
             if (loop == IR_NONE) continue;
             const IrLoop *l = &f->loops.items[loop];
+            /* a sum over sampled models or decoding steps that the function returns to a caller of
+             * the file that trains on it (as GL102 and GL104) */
+            if (l->kind == LOOP_FEEDBACK && rule_module_method_returns_graph(c, f)) continue;
             /* (the analysis does not follow in-place writes: acc.add_(v) is judged by v) */
             const AVal *back = !inplace ? df_backedge(ff, loop, var) : NULL;
             uint8_t g = back ? back->grad : add->grad;

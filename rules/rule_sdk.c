@@ -271,10 +271,32 @@ bool rule_in_branch_of_loop(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t l
     return rr->open[op] != IR_NONE && rr->reg[rr->open[op]].op > f->loops.items[loop].op;
 }
 
+/* Does a function of the file that trains call f (a trainer's get_loss(), summed over sampled
+ * models and returned for the caller's backward)? */
+static bool rule__called_by_trainer(RuleCtx *c, const IrFunc *f)
+{
+    for (uint32_t gi = 0; gi < c->m->funcs.len; gi++) {
+        const IrFunc *g = c->m->funcs.items[gi];
+        const FuncFacts *gf = &c->fx->funcs[gi];
+        if (gi == f->index || !gf->analysed || !(gf->trains || df_func_backprops(c->fx, gi))) continue;
+        for (uint32_t i = 0; i < g->ops.len; i++) {
+            if (g->ops.items[i].kind != IR_CALL || !gf->reached[i] || df_call_target(c->m, c->fx, g, i) != f->index)
+                continue;
+            /* called where the caller trains: in a loop that steps, or in a function of one step */
+            uint32_t li = ir_op_loop(g, i);
+            const IrLoop *l = li != IR_NONE ? &g->loops.items[li] : NULL;
+            if (l ? (l->has_backward || l->has_opt_step || l->has_step_call) : gf->trains) return true;
+        }
+    }
+    return false;
+}
+
 bool rule_module_method_returns_graph(RuleCtx *c, const IrFunc *f)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     uint8_t g = GL_MAX(ff->ret.grad, ff->ret.elem);
+    /* any function that returns a live graph to a caller of the file that trains */
+    if (g == G_LIVE && !ff->trains && f->index != 0 && rule__called_by_trainer(c, f)) return true;
     if (!ir_func_in_module_class(c->m, f)) return false;
     /* a method that switches a model to eval() first generates for inference: no caller trains on it */
     for (uint32_t i = 0; i < f->ops.len; i++) {
