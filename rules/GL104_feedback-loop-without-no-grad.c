@@ -4,7 +4,10 @@
  * Flags a model call in a loop that feeds the model's outputs back into the model (sampling,
  * generation, autoregressive evaluation) when the loop never calls `backward()` and runs without
  * `torch.no_grad()` / `torch.inference_mode()`, in the function or in a call of it in the file
- * (`with torch.no_grad(): print(sample(model))` silences the sampler, as for GL108).
+ * (`with torch.no_grad(): print(sample(model))` silences the sampler, as for GL108). Not flagged
+ * either: a function that returns the loop's graph to a caller of the file that trains on it (an
+ * autoregressive decoder that forward() runs, a trainer's helper summing the loss of sampled
+ * sub-models with the state passed from one to the next); GL101 leaves such a sum alone too.
  *
  * ## Why is this bad?
  * Each step's output carries its graph, and feeding it back chains every step's graph to the next:
