@@ -157,8 +157,6 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
     offer_detach(c, d, f, val_op, vt, concat ? "Concatenate" : "Store");
 }
 
-/* cont_op is the container's op; for a concatenation (`acc = torch.cat([acc, v])`) the read of the
- * tensor that grows, whose value at the end of an iteration is judged by its graph, not its items. */
 /* Is var emptied somewhere in loop li's body: `var.clear()` (C++ `var.clear()` too), or bound to
  * a fresh empty container (`var = []`, `var = {}`)? The emptying ops of the function are listed
  * once per function (per variable: first[var], then next[op]). */
@@ -198,6 +196,8 @@ static bool emptied_in_loop(RuleCtx *c, Emptied *e, const IrFunc *f, uint32_t va
     return false;
 }
 
+/* cont_op is the container's op; for a concatenation (`acc = torch.cat([acc, v])`) the read of the
+ * tensor that grows, whose value at the end of an iteration is judged by its graph, not its items. */
 static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op,
                    const char *how, Via via)
 {
@@ -231,7 +231,7 @@ static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32
      * sequence its loss needs: only a step loop's writes (one per batch) are unbounded */
     if (via == VIA_INTO && l->kind != LOOP_STEP) return;
     /* a model's decoding method collecting the steps it returns to a caller that trains on them */
-    if (l->kind == LOOP_FEEDBACK && rule_module_method_returns_graph(c, f)) return;
+    if (l->kind == LOOP_FEEDBACK && rule_returns_graph_for_training(c, f)) return;
     const AVal *back = df_backedge(ff, loop, var);
     /* at the end of an iteration: a container's items, a grown tensor's graph; a tensor written
      * into is judged by the value written (the analysis does not track in-place writes) */

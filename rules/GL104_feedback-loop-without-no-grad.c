@@ -91,7 +91,7 @@ void rule_GL104(RuleCtx *c)
                 if (l->kind != LOOP_FEEDBACK || l->has_backward || !ir_loop_contains(f, v->carried, i)) continue;
                 /* a model's own method that returns what the loop decoded, graph and all (an
                  * autoregressive decoder that forward() uses in training): the caller trains on it */
-                if (rule_module_method_returns_graph(c, f)) continue;
+                if (rule_returns_graph_for_training(c, f)) continue;
                 const char *name = rule_text(c, f, a);
                 Diag *d = rule_report(c, o->span, SEV_ERROR,
                                       "the loop at line %u feeds the model's output back into it ('%s') without "

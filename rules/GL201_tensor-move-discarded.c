@@ -49,9 +49,6 @@ static bool is_move(const char *m)
     return false;
 }
 
-/* Is variable var used as a tensor elsewhere in f: a method only tensors have that reads it
- * (`images.size(0)`, `labels.unsqueeze(1)`, `x.sum()`, `x.item()`), or a model's first input?
- * Modules have none of these. */
 /* Is every value stored to var a part of another value: an attribute, an item, an unpacked
  * element? */
 static bool holds_parts(const IrFunc *f, const FuncFacts *ff, uint32_t var)
@@ -67,6 +64,9 @@ static bool holds_parts(const IrFunc *f, const FuncFacts *ff, uint32_t var)
     return any;
 }
 
+/* Is variable var used as a tensor elsewhere in f: a method only tensors have that reads it
+ * (`images.size(0)`, `labels.unsqueeze(1)`, `x.sum()`, `x.item()`), or a model's first input?
+ * Modules have none of these. */
 static bool used_as_tensor(const RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t var)
 {
     for (uint32_t i = 0; i < f->ops.len; i++) {

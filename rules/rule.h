@@ -82,10 +82,12 @@ bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop
 bool rule_in_branch_of_loop(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t loop);
 /* Whether op runs only after an error: in an except handler, or under a flag set in one (`if oom:`). */
 bool rule_on_error_path(RuleCtx *c, const IrFunc *f, uint32_t op);
-/* Whether f is a method of a Module class that returns a value carrying a graph its own model
- * calls made (an autoregressive decoder the subclasses' forward() runs in training): a feedback
- * loop in it builds what the caller trains on (GL102, GL104). */
-bool rule_module_method_returns_graph(RuleCtx *c, const IrFunc *f);
+/* Whether f returns a value carrying a graph for a caller that trains on it: a method of a Module
+ * class whose own model calls made it (an autoregressive decoder the subclasses' forward() runs in
+ * training), or any function of the file that a training loop or step function of the file calls
+ * (a trainer's helper summing sampled sub-models' losses). A feedback loop in it builds what the
+ * caller trains on (GL101, GL102, GL104). */
+bool rule_returns_graph_for_training(RuleCtx *c, const IrFunc *f);
 /* How a rule words a call that runs every step (GL301, GL302). */
 typedef struct PerStepText {
     const char *call;     /* "gc.collect()" */

@@ -291,7 +291,7 @@ static bool rule__called_by_trainer(RuleCtx *c, const IrFunc *f)
     return false;
 }
 
-bool rule_module_method_returns_graph(RuleCtx *c, const IrFunc *f)
+bool rule_returns_graph_for_training(RuleCtx *c, const IrFunc *f)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     uint8_t g = GL_MAX(ff->ret.grad, ff->ret.elem);
