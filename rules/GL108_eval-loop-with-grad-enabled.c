@@ -216,7 +216,7 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         uint32_t r = ir_call_receiver(f, i);
         if (r != IR_NONE && ff->val[r].kind == VK_TENSOR) continue;
         uint32_t t = df_call_target(c->m, c->fx, f, i);
-        if (t != IR_NONE && !df_func_stores_outside(c->m, t)) continue; /* loss_function(out, x): reads only */
+        if (t != IR_NONE && !df_func_stores_outside(c->m, t, false)) continue; /* loss_function(out, x): reads only */
         /* a plain function gradleak cannot see (`criterion(out, y)`, `iou(out, y)`) computes from its
          * arguments; objects (`buffer.push(x)`, `meter.update(x)`) are what keep them */
         if (t == IR_NONE && r == IR_NONE) continue;
@@ -256,33 +256,13 @@ static bool loop_trains_or_yields(const IrFunc *f, const IrLoop *l)
     return false;
 }
 
-/* df_func_stores_outside, except that a method may keep its per-call state on its object
- * (`self.transition = [state, log_prob]`, `self.log_probs.append(...)` in an agent's select_action):
- * in a loop that never trains, that state feeds no backward either. */
-static bool on_self(const IrFunc *f, uint32_t var, uint32_t self_var)
+/* Does call op of f train: a backward, an optimizer step, or a call of a function of the file that
+ * makes a training step (with whole_runs, also one that trains in a loop of its own)? */
+static bool call_trains(RuleCtx *c, const IrFunc *f, uint32_t op, bool whole_runs)
 {
-    for (int guard = 0; var != IR_NONE && var < f->vars.len && guard < 8; guard++) {
-        if (var == self_var) return true;
-        var = f->vars.items[var].base;
-    }
-    return false;
-}
-
-static bool stores_outside_self(const IrModule *m, uint32_t fi)
-{
-    const IrFunc *f = m->funcs.items[fi];
-    uint32_t self_var = f->cls != IR_NONE && f->nparams > 0 ? f->ops.items[ir_first_param(f)].var : IR_NONE;
-    if (self_var == IR_NONE) return df_func_stores_outside(m, fi);
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_SET_ITEM || o->kind == IR_YIELD) return true;
-        if (o->kind == IR_SET_ATTR && !on_self(f, o->var, self_var)) return true;
-        if (o->kind == IR_STORE && o->var < f->vars.len && f->vars.items[o->var].is_global) return true;
-        const char *mname = o->kind == IR_CALL ? ir_call_method(f, i) : NULL;
-        if (mname && (api_method(mname).flags & M_MUTATES) && !on_self(f, ir_root_var(f, ir_call_receiver(f, i)), self_var))
-            return true;
-    }
-    return false;
+    if (df_is_backward_call(f, op) || df_is_optimizer_step(c->fx, f, op)) return true;
+    uint32_t t = df_call_target(c->m, c->fx, f, op);
+    return t != IR_NONE && t != f->index && (c->fx->funcs[t].trains || (whole_runs && df_func_backprops(c->fx, t)));
 }
 
 /* Does something train after loop li, in the rest of the enclosing loop's body (or of the
@@ -296,12 +276,7 @@ static bool trains_after(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t **ne
         uint32_t *nt = arena_alloc(c->scratch, sizeof *nt * (f->ops.len + 1));
         nt[f->ops.len] = IR_NONE;
         for (uint32_t i = f->ops.len; i-- > 0;) {
-            bool trains = false;
-            if (f->ops.items[i].kind == IR_CALL && ff->reached[i]) {
-                uint32_t t = df_call_target(c->m, c->fx, f, i);
-                trains = df_is_backward_call(f, i) || df_is_optimizer_step(c->fx, f, i) ||
-                         (t != IR_NONE && t != f->index && (c->fx->funcs[t].trains || df_func_backprops(c->fx, t)));
-            }
+            bool trains = f->ops.items[i].kind == IR_CALL && ff->reached[i] && call_trains(c, f, i, true);
             nt[i] = trains ? i : nt[i + 1];
         }
         *next_train = nt;
@@ -319,7 +294,9 @@ static bool evaluates(RuleCtx *c, uint32_t t, int depth)
 {
     const IrFunc *g = c->m->funcs.items[t];
     const FuncFacts *gf = &c->fx->funcs[t];
-    if (!gf->analysed || gf->trains || df_mode_off(g->base_mode) || stores_outside_self(c->m, t)) return false;
+    /* (a method may keep its per-call state on its object: in a loop that never trains, that
+     * state feeds no backward either) */
+    if (!gf->analysed || gf->trains || df_mode_off(g->base_mode) || df_func_stores_outside(c->m, t, true)) return false;
     bool model = false;
     for (uint32_t i = 0; i < g->ops.len; i++) {
         if (!gf->reached[i]) continue;
@@ -355,10 +332,7 @@ static uint32_t last_training_op(RuleCtx *c, const IrFunc *f, uint32_t li)
             continue;
         }
         if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li) continue;
-        uint32_t t = df_call_target(c->m, c->fx, f, i);
-        if (df_is_backward_call(f, i) || df_is_optimizer_step(c->fx, f, i) ||
-            (t != IR_NONE && t != f->index && c->fx->funcs[t].trains))
-            last = i;
+        if (call_trains(c, f, i, false)) last = i;
     }
     return last;
 }
@@ -428,7 +402,7 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
                 if (op_t(f->args.items[o->args + k]) && GL_MAX(a->grad, a->elem) == G_LIVE) arg_live = true;
             }
             if (!arg_live) break;
-            if (tg != IR_NONE && (c->fx->funcs[tg].trains || df_func_stores_outside(c->m, tg))) return true;
+            if (tg != IR_NONE && (c->fx->funcs[tg].trains || df_func_stores_outside(c->m, tg, false))) return true;
             if (r != IR_NONE && !op_t(r) && (api_method(ir_call_method(f, i)).flags & M_MUTATES)) return true;
             break;
         }
@@ -615,7 +589,7 @@ void rule_GL108(RuleCtx *c)
                 uint32_t t = df_call_target(c->m, c->fx, f, i);
                 /* one that keeps state on its object: unless something trains on it afterwards */
                 if (t != IR_NONE && t != fi && evaluates(c, t, 0) &&
-                    (!df_func_stores_outside(c->m, t) || !trains_after(c, f, li, &next_train)))
+                    (!df_func_stores_outside(c->m, t, false) || !trains_after(c, f, li, &next_train)))
                     call = i;
             }
             if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || keeps_graph(c, f, ff, li) ||

@@ -30,6 +30,8 @@ typedef struct RuleCtx {
     const Noqa *noqa;        /* RF_AFTER_NOQA rules: the file's suppression comments, used codes marked */
     uint32_t n_noqa;
     struct RuleRegions **regions; /* [func]: if/try nesting of every op (rule_runs_per_step), built on first use */
+    uint8_t *trainer_called; /* [func]: called where a function of the file trains (rule_returns_graph_for_training),
+                              * built on first use */
 } RuleCtx;
 
 #define RULE(id, name, sev, flags, measure, since, summary) void rule_##id(RuleCtx *c);

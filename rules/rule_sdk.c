@@ -271,24 +271,30 @@ bool rule_in_branch_of_loop(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t l
     return rr->open[op] != IR_NONE && rr->reg[rr->open[op]].op > f->loops.items[loop].op;
 }
 
-/* Does a function of the file that trains call f (a trainer's get_loss(), summed over sampled
- * models and returned for the caller's backward)? */
+/* Does a function of the file that trains call f where it trains (a trainer's get_loss(), summed
+ * over sampled models and returned for the caller's backward)? Every function's answer comes from
+ * one pass over the file, on the first question. */
 static bool rule__called_by_trainer(RuleCtx *c, const IrFunc *f)
 {
-    for (uint32_t gi = 0; gi < c->m->funcs.len; gi++) {
-        const IrFunc *g = c->m->funcs.items[gi];
-        const FuncFacts *gf = &c->fx->funcs[gi];
-        if (gi == f->index || !gf->analysed || !(gf->trains || df_func_backprops(c->fx, gi))) continue;
-        for (uint32_t i = 0; i < g->ops.len; i++) {
-            if (g->ops.items[i].kind != IR_CALL || !gf->reached[i] || df_call_target(c->m, c->fx, g, i) != f->index)
-                continue;
-            /* called where the caller trains: in a loop that steps, or in a function of one step */
-            uint32_t li = ir_op_loop(g, i);
-            const IrLoop *l = li != IR_NONE ? &g->loops.items[li] : NULL;
-            if (l ? (l->has_backward || l->has_opt_step || l->has_step_call) : gf->trains) return true;
+    if (!c->trainer_called) {
+        c->trainer_called = ARENA_NEW_N(c->scratch, uint8_t, c->m->funcs.len + 1);
+        memset(c->trainer_called, 0, c->m->funcs.len + 1);
+        for (uint32_t gi = 0; gi < c->m->funcs.len; gi++) {
+            const IrFunc *g = c->m->funcs.items[gi];
+            const FuncFacts *gf = &c->fx->funcs[gi];
+            if (!gf->analysed || !(gf->trains || df_func_backprops(c->fx, gi))) continue;
+            for (uint32_t i = 0; i < g->ops.len; i++) {
+                if (g->ops.items[i].kind != IR_CALL || !gf->reached[i]) continue;
+                uint32_t t = df_call_target(c->m, c->fx, g, i);
+                if (t == IR_NONE || t == gi || t >= c->m->funcs.len) continue;
+                /* called where the caller trains: in a loop that steps, or in a function of one step */
+                uint32_t li = ir_op_loop(g, i);
+                const IrLoop *l = li != IR_NONE ? &g->loops.items[li] : NULL;
+                if (l ? (l->has_backward || l->has_opt_step || l->has_step_call) : gf->trains) c->trainer_called[t] = 1;
+            }
         }
     }
-    return false;
+    return c->trainer_called[f->index] != 0;
 }
 
 bool rule_returns_graph_for_training(RuleCtx *c, const IrFunc *f)

@@ -1519,28 +1519,45 @@ static bool df__grad_off_decorator(const IrModule *m, uint32_t d)
     return false;
 }
 
-/* Functions decorated with such a decorator run with grad off, as if decorated @torch.no_grad()
- * (the IR is this file's own and not shared while it is analysed). */
+void df_run_grad_off(IrFunc *f)
+{
+    if (f->base_mode == GRAD_DEFAULT) f->base_mode = GRAD_NO_GRAD;
+    for (uint32_t i = 0; i < f->ops.len; i++)
+        if (f->ops.items[i].mode == GRAD_DEFAULT) f->ops.items[i].mode = GRAD_NO_GRAD;
+}
+
+/* Functions decorated with such a decorator run with grad off. The file's top-level functions are
+ * looked up by name once (a map built on the first undotted decorator: `@property` on every
+ * method of a large class asks many times), and each decorator is judged once. */
 static void df__mark_local_grad_decorators(const IrModule *m)
 {
+    StrMap top;
+    strmap_init(&top);
+    bool built = false;
+    uint8_t *verdict = NULL; /* [function]: 0 not judged, 1 no, 2 a grad-off decorator */
     for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
         IrFunc *f = m->funcs.items[fi];
         if (f->base_mode != GRAD_DEFAULT) continue;
         for (uint32_t k = 0; k < f->decorators.len; k++) {
             const char *q = f->decorators.items[k];
             if (!q || strchr(q, '.')) continue;
-            uint32_t d = IR_NONE;
-            for (uint32_t g = 1; g < m->funcs.len && d == IR_NONE; g++)
-                if (m->funcs.items[g]->parent == 0 && m->funcs.items[g]->cls == IR_NONE &&
-                    !strcmp(m->funcs.items[g]->name, q))
-                    d = g;
-            if (d == IR_NONE || d == fi || !df__grad_off_decorator(m, d)) continue;
-            f->base_mode = GRAD_NO_GRAD;
-            for (uint32_t i = 0; i < f->ops.len; i++)
-                if (f->ops.items[i].mode == GRAD_DEFAULT) f->ops.items[i].mode = GRAD_NO_GRAD;
+            if (!built) {
+                built = true;
+                verdict = gl_calloc(m->funcs.len, 1);
+                for (uint32_t g = m->funcs.len; g-- > 1;) /* the first definition of a name wins */
+                    if (m->funcs.items[g]->parent == 0 && m->funcs.items[g]->cls == IR_NONE && m->funcs.items[g]->name)
+                        strmap_put(&top, m->funcs.items[g]->name, strlen(m->funcs.items[g]->name), g);
+            }
+            uint32_t d = strmap_get(&top, q, strlen(q));
+            if (d == UINT32_MAX || d == fi) continue;
+            if (!verdict[d]) verdict[d] = df__grad_off_decorator(m, d) ? 2 : 1;
+            if (verdict[d] != 2) continue;
+            df_run_grad_off(f);
             break;
         }
     }
+    gl_free(verdict);
+    strmap_free(&top);
 }
 
 void df_analyse(const IrModule *m, Facts *out)
@@ -1633,16 +1650,31 @@ void df_facts_free(Facts *f)
     }
 }
 
-bool df_func_stores_outside(const IrModule *m, uint32_t fi)
+/* Is variable var self_var or an attribute of it (self.a, self.a.b)? */
+static bool df__on_var(const IrFunc *f, uint32_t var, uint32_t self_var)
+{
+    for (int guard = 0; var != IR_NONE && var < f->vars.len && guard < 8; guard++) {
+        if (var == self_var) return true;
+        var = f->vars.items[var].base;
+    }
+    return false;
+}
+
+bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok)
 {
     if (fi >= m->funcs.len) return true;
     const IrFunc *f = m->funcs.items[fi];
+    uint32_t self_var = own_state_ok && f->cls != IR_NONE && f->nparams > 0 ? f->ops.items[ir_first_param(f)].var
+                                                                             : IR_NONE;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_SET_ATTR || o->kind == IR_SET_ITEM || o->kind == IR_YIELD) return true;
+        if (o->kind == IR_SET_ITEM || o->kind == IR_YIELD) return true;
+        if (o->kind == IR_SET_ATTR && !df__on_var(f, o->var, self_var)) return true;
         if (o->kind == IR_STORE && o->var < f->vars.len && f->vars.items[o->var].is_global) return true;
         const char *mname = o->kind == IR_CALL ? ir_call_method(f, i) : NULL;
-        if (mname && (api_method(mname).flags & M_MUTATES)) return true;
+        if (mname && (api_method(mname).flags & M_MUTATES) &&
+            !df__on_var(f, ir_root_var(f, ir_call_receiver(f, i)), self_var))
+            return true;
     }
     return false;
 }

@@ -204,8 +204,9 @@ bool df_is_optimizer_step(const Facts *fx, const IrFunc *f, uint32_t op);
  * one of its objects: self.train_step(batch)); IR_NONE when unknown. */
 uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op);
 /* Whether function fi may keep what it is given: it stores into attributes, items, globals or
- * containers, or yields. */
-bool df_func_stores_outside(const IrModule *m, uint32_t fi);
+ * containers, or yields. With own_state_ok, a method's stores into its own object's attributes
+ * (`self.transition = [s, logp]`, `self.log_probs.append(...)`) do not count. */
+bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok);
 bool df_mode_off(uint8_t mode);
 
 /* What an iteration yields that is moved to a device: the one test behind "a loop over batches

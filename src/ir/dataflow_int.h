@@ -132,6 +132,9 @@ void df_prescan(Interp *I);
 
 /* loops.c, after every function is analysed, in this order. */
 void df_mark_framework_hooks(const IrModule *m, Facts *fx); /* before the analysis: sets grad modes */
+/* Before the analysis: f runs with grad off, as if decorated @torch.no_grad() (a framework stage,
+ * a decorator of the file); the IR is this file's own and not shared while it is analysed. */
+void df_run_grad_off(IrFunc *f);
 void df_mark_training_funcs(const IrModule *m, Facts *fx);
 void df_mark_forward_funcs(const IrModule *m, Facts *fx);
 void df_mark_grad_off_callees(const IrModule *m, Facts *fx);

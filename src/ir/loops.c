@@ -237,13 +237,9 @@ void df_mark_framework_hooks(const IrModule *m, Facts *fx)
                 if (strcmp(fh->method, name) != 0 || !ir_class_derives_from(m, ci, fh->base)) continue;
                 if (fh->flags & FW_PER_STEP) fx->funcs[fi].runs_per_step = 1;
                 if (fh->flags & FW_GRAD_OFF) {
-                    /* the framework runs it under no_grad: analysed as if it were decorated so
-                     * (the IR is this file's own and not shared while it is analysed) */
-                    IrFunc *f = m->funcs.items[fi];
+                    /* the framework runs it under no_grad: analysed as if it were decorated so */
                     fx->funcs[fi].called_grad_off = 1;
-                    if (f->base_mode == GRAD_DEFAULT) f->base_mode = GRAD_NO_GRAD;
-                    for (uint32_t i = 0; i < f->ops.len; i++)
-                        if (f->ops.items[i].mode == GRAD_DEFAULT) f->ops.items[i].mode = GRAD_NO_GRAD;
+                    df_run_grad_off(m->funcs.items[fi]);
                 }
                 if (fh->flags & FW_RETURNS_LOSS) fx->funcs[fi].returns_loss = 1;
                 break;
@@ -333,12 +329,10 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             const IrOp *o = &f->ops.items[op];
             if (o->kind != IR_CALL) continue;
             if (df_is_backward_call(f, op)) l->has_backward = 1;
-            const char *mname = ir_call_method(f, op);
-            AVal recv = ff->val[ir_call_receiver(f, op) == IR_NONE ? op : ir_call_receiver(f, op)];
-            uint32_t mfl = api_method(mname).flags;
+            uint32_t mfl = api_method(ir_call_method(f, op)).flags;
             /* zero_grad() alone is not a step: evaluation loops clear gradients too, and so do loops
              * over folds or runs between trainings; a step is backward() or optimizer.step() */
-            if (((mfl & M_STEP) && recv.kind == VK_OPTIM) || df_is_optimizer_step(fx, f, op)) l->has_opt_step = 1;
+            if (df_is_optimizer_step(fx, f, op)) l->has_opt_step = 1;
             if (mfl & M_STEP) {
                 for (uint32_t k = 0; k < o->nargs; k++)
                     if (ff->val[f->args.items[o->args + k]].kind == VK_OPTIM) l->has_opt_step = 1;
