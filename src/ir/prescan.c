@@ -68,6 +68,44 @@ static bool df__passed_in(const Interp *I, uint32_t var, const uint8_t *is_param
     return dot && ir_class_method(I->m, f->cls, dot + 1) == IR_NONE;
 }
 
+/* Is var the state a call's own result is fed back through (`logits, (h, c) = model(x, hidden)`
+ * then `hidden = (h.detach(), c.detach())`)? Follows var's stores through tuples, unpacking,
+ * items, unary ops and method receivers (bounded) back to the call. Such an argument says nothing
+ * about what the loss is computed from: its first value (`hidden = model.init_hidden(b)`) is no
+ * model. */
+static bool df__fed_back(const IrFunc *f, uint32_t call, uint32_t var, const uint32_t *start, const uint32_t *stores,
+                         uint32_t nvars)
+{
+    uint32_t stack[64], sp = 0, visits = 0;
+    for (uint32_t k = start[var]; k < start[var + 1] && sp < ARRAY_LEN(stack); k++) stack[sp++] = stores[k];
+    while (sp && visits++ < 128) {
+        uint32_t op = stack[--sp];
+        if (op == call) return true;
+        if (op >= f->ops.len || op < call) continue; /* the fed-back value is made after the call */
+        const IrOp *o = &f->ops.items[op];
+        switch ((IrOpKind)o->kind) {
+        case IR_LOAD:
+            if (o->var < nvars)
+                for (uint32_t k = start[o->var]; k < start[o->var + 1] && sp < ARRAY_LEN(stack); k++) stack[sp++] = stores[k];
+            break;
+        case IR_UNPACK: case IR_ITEM: case IR_UNOP: case IR_ATTR:
+            if (o->a != IR_NONE && sp < ARRAY_LEN(stack)) stack[sp++] = o->a;
+            break;
+        case IR_BUILD:
+            for (uint32_t k = 0; k < o->nargs && sp < ARRAY_LEN(stack); k++) stack[sp++] = f->args.items[o->args + k];
+            break;
+        case IR_CALL: {
+            uint32_t recv = ir_call_receiver(f, op); /* h.detach(), h.clone() */
+            if (recv != IR_NONE && sp < ARRAY_LEN(stack)) stack[sp++] = recv;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
 /* In a function that calls backward(): the value it differentiates carries a graph, so a passed-in
  * callable that it was computed from is a model (or a loss module): `outputs = model(**batch);
  * accelerator.backward(outputs.loss)` with `model` a parameter. Follows the value back through
@@ -146,8 +184,14 @@ static void df__prescan_backward_sources(Interp *I)
                 const char *mname = ir_call_method(f, op);
                 if (mname && !api_method(mname).flags && !api_method(mname).effect) I->bw_calls[op] = 1;
             }
-            for (uint32_t k = 0; k < o->nargs; k++)
-                if (!f->kw.items[o->args + k]) DF_PUSH_WORK(f->args.items[o->args + k]);
+            for (uint32_t k = 0; k < o->nargs; k++) {
+                if (f->kw.items[o->args + k]) continue;
+                uint32_t arg = f->args.items[o->args + k];
+                const IrOp *ao = &f->ops.items[arg];
+                if (ao->kind == IR_LOAD && ao->var < I->nvars && df__fed_back(f, op, ao->var, start, stores, I->nvars))
+                    continue;
+                DF_PUSH_WORK(arg);
+            }
             break;
         }
         default:
