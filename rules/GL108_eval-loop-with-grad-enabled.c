@@ -262,7 +262,11 @@ static bool call_trains(RuleCtx *c, const IrFunc *f, uint32_t op, bool whole_run
 {
     if (df_is_backward_call(f, op) || df_is_optimizer_step(c->fx, f, op)) return true;
     uint32_t t = df_call_target(c->m, c->fx, f, op);
-    return t != IR_NONE && t != f->index && (c->fx->funcs[t].trains || (whole_runs && df_func_backprops(c->fx, t)));
+    if (t == IR_NONE) { /* `agent.learn()` of another file's class */
+        const ExternSummary *es = df_call_extern(c->fx, f, op);
+        return es && es->trains;
+    }
+    return t != f->index && (c->fx->funcs[t].trains || (whole_runs && df_func_backprops(c->fx, t)));
 }
 
 /* Does something train after loop li, in the rest of the enclosing loop's body (or of the
@@ -285,34 +289,6 @@ static bool trains_after(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t **ne
     uint32_t end = l->parent != IR_NONE ? f->loops.items[l->parent].end : f->ops.len;
     uint32_t from = GL_MIN(l->end + 1, f->ops.len);
     return (*next_train)[from] < end;
-}
-
-/* Whether function t of the file runs a model once per call with grad on, trains nothing and keeps
- * nothing (an `_eval_step`, a policy's `pi(x)`, a `predict(batch)` helper): calling it in a loop is
- * evaluating. */
-static bool evaluates(RuleCtx *c, uint32_t t, int depth)
-{
-    const IrFunc *g = c->m->funcs.items[t];
-    const FuncFacts *gf = &c->fx->funcs[t];
-    /* (a method may keep its per-call state on its object: in a loop that never trains, that
-     * state feeds no backward either) */
-    if (!gf->analysed || gf->trains || df_mode_off(g->base_mode) || df_func_stores_outside(c->m, t, true)) return false;
-    bool model = false;
-    for (uint32_t i = 0; i < g->ops.len; i++) {
-        if (!gf->reached[i]) continue;
-        const IrOp *o = &g->ops.items[i];
-        if (df_is_backward_call(g, i)) return false;
-        /* a model call inside a loop of its own is a whole evaluation pass, reported at that loop */
-        if (df_is_module_call(c->fx, g, i) && !df_mode_off(o->mode)) {
-            if (ir_op_loop(g, i) != IR_NONE) return false;
-            model = true;
-        } else if (!model && depth < 3 && o->kind == IR_CALL && !df_mode_off(o->mode) && ir_op_loop(g, i) == IR_NONE) {
-            /* validation_step(x) -> self.infer(x) -> self.module_(x): a helper of a helper */
-            uint32_t u = df_call_target(c->m, c->fx, g, i);
-            if (u != IR_NONE && u != t && evaluates(c, u, depth + 1)) model = true;
-        }
-    }
-    return model;
 }
 
 /* The last op of loop li's body that trains: a backward, an optimizer step, a call of a function of
@@ -473,7 +449,7 @@ static uint32_t first_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32
                      df_is_module_call(c->fx, f, i);
         if (!model && li != IR_NONE) {
             uint32_t t = df_call_target(c->m, c->fx, f, i);
-            model = t != IR_NONE && t != f->index && evaluates(c, t, 0);
+            model = t != IR_NONE && t != f->index && df_func_evaluates(c->fx, t);
         }
         if (model && !rule_on_error_path(c, f, i) && !model_frozen(c, fz, f, i) &&
             !result_may_be_differentiated(c, f, li, i, train_end, var_t))
@@ -588,9 +564,13 @@ void rule_GL108(RuleCtx *c)
                     continue;
                 uint32_t t = df_call_target(c->m, c->fx, f, i);
                 /* one that keeps state on its object: unless something trains on it afterwards */
-                if (t != IR_NONE && t != fi && evaluates(c, t, 0) &&
+                if (t != IR_NONE && t != fi && df_func_evaluates(c->fx, t) &&
                     (!df_func_stores_outside(c->m, t, false) || !trains_after(c, f, li, &next_train)))
                     call = i;
+                /* a function or method of another file that evaluates (`model.predict(u)`), which
+                 * may keep per-call state on its object: so nothing may train after the loop */
+                const ExternSummary *es = t == IR_NONE ? df_call_extern(c->fx, f, i) : NULL;
+                if (es && es->evaluates && !trains_after(c, f, li, &next_train)) call = i;
             }
             if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || keeps_graph(c, f, ff, li) ||
                 hands_graph_away(c, f, l))

@@ -140,9 +140,18 @@ static const char *project__func(const char *qual)
     return dot ? dot + 1 : qual;
 }
 
+/* "Meter#add" -> "#add": the name a call on an object of unknown class looks a method up by, or
+ * NULL for a function and for C++ names. */
+static const char *project__duck(const char *name)
+{
+    return name[0] == ':' ? NULL : strchr(name, '#');
+}
+
 static bool project__wanted(const Project *p, const char *name)
 {
-    return strmap_get(&p->wanted, name, strlen(name)) != UINT32_MAX;
+    if (strmap_get(&p->wanted, name, strlen(name)) != UINT32_MAX) return true;
+    const char *duck = project__duck(name);
+    return duck && duck != name && strmap_get(&p->wanted, duck, strlen(duck)) != UINT32_MAX;
 }
 
 /* "/w/pkg/utils.py" -> stem "/w/pkg/utils", dir "/w/pkg"; a package's "__init__.py" is the package.
@@ -292,8 +301,9 @@ static void project__begin(Project *p)
         project__keep_exports(p, i, path, &r, false);
         lint_result_free(&r);
         for (uint32_t k = 0; f->place && k < f->place->n_exports; k++) {
-            const char *name = f->place->exports[k].name;
+            const char *name = f->place->exports[k].name, *duck = project__duck(name);
             strmap_put(&exported, name, strlen(name), 0);
+            if (duck) strmap_put(&exported, duck, strlen(duck), 0);
         }
     }
     for (uint32_t i = 0; i < p->n; i++) {
@@ -330,6 +340,12 @@ static void project__index(Project *p)
                 array_push(&p->entries, e);
                 strmap_put(&p->by_name, name, strlen(name), p->entries.len - 1);
                 continue;
+            }
+            const char *duck = project__duck(f->exports[k].name);
+            if (duck) { /* a method, also under "#method" for objects of unknown class */
+                ProjEntry e = {i, k, strmap_get(&p->by_name, duck, strlen(duck))};
+                array_push(&p->entries, e);
+                strmap_put(&p->by_name, duck, strlen(duck), p->entries.len - 1);
             }
             for (const char *s = end; s > f->stem;) {
                 while (s > f->stem && s[-1] != '/') s--; /* back to the start of a component */
@@ -402,6 +418,18 @@ static const ExternSummary *project__resolve(const ProjPlace *from, const char *
         }
         return NULL;
     }
+    if (name[0] == '#') {
+        /* a method called on an object of unknown class: every class of the run that defines it,
+         * the caller's own included, must agree */
+        const ExternSummary *one = NULL;
+        for (uint32_t e = strmap_get(&p->by_name, name, strlen(name)); e != UINT32_MAX; e = p->entries.items[e].next) {
+            const ProjEntry *pe = &p->entries.items[e];
+            const ExternSummary *s = &p->files[pe->file].place->exports[pe->export].summary;
+            if (one && memcmp(s, one, sizeof *s) != 0) return NULL;
+            if (!one) one = s, *file = pe->file;
+        }
+        return one;
+    }
     /* absolute: every file the name fits; the one closest to the caller wins, a tie between files
      * that disagree knows nothing */
     const ExternSummary *best = NULL;
@@ -449,7 +477,7 @@ static const ExternSummary *project__lookup(void *ctx, const char *qual)
 static bool project__informative(const ExternSummary *s, const ImportedCall *c)
 {
     /* a function (C++) or method that trains makes its caller's loop a step loop */
-    if (s->trains) return true;
+    if (s->trains || s->evaluates) return true;
     bool method = c->qual[0] == ':' || strchr(c->qual, '#'); /* C++, or a Python class's method */
     /* a Python method given a graph: its summary replaces what its name alone suggested (`add`: a
      * set's, keeping what it is given), whether it keeps it or not */

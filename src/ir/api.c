@@ -209,6 +209,13 @@ ApiMethod api_method(const char *name)
     return r;
 }
 
+bool api_method_listed(const char *name)
+{
+    if (!name) return false;
+    api_init();
+    return strmap_get(&methods, name, strlen(name)) != UINT32_MAX;
+}
+
 ApiEffect api_attr(const char *name)
 {
     if (!name) return EFF_NONE;

@@ -231,6 +231,7 @@ bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const ch
     df_summary_of(fx, fi, out);
     if (ff->ret.flags & VF_UNSET) out->kind = VK_NONE; /* returns nothing */
     out->trains = ff->trains; /* runner.train_step(x, y): a loop that calls it is a step loop */
+    out->evaluates = df_func_evaluates(fx, fi); /* model.predict(u): a loop that calls it evaluates */
     uint32_t acc_at, coll_at;
     df_method_keeps(fx, fi, &out->keep_acc, &out->keep_coll, &acc_at, &coll_at);
     if (out->keep_coll && coll_at != IR_NONE) {
@@ -248,8 +249,16 @@ bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const ch
 
 const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap)
 {
-    if (!method || (v->kind != VK_OBJECT && v->kind != VK_UNKNOWN && v->kind != VK_MODULE) || !REF_IS_EXTERN(v->ref))
-        return NULL;
+    if (!method || (v->kind != VK_OBJECT && v->kind != VK_UNKNOWN && v->kind != VK_MODULE)) return NULL;
+    if (!REF_IS_EXTERN(v->ref)) {
+        /* an object whose class nothing names (a parameter, `self.model` set from one): a method
+         * no API knows (`model.predict(u)`, `net.repackage_hidden(h)`) is looked up by its name
+         * alone, "#predict", and found only when every class of the run that defines it agrees */
+        if (v->ref != IR_NONE || v->kind == VK_OBJECT || fx->cxx) return NULL;
+        if (api_method_listed(method) || method[0] == '_') return NULL;
+        int n = snprintf(buf, cap, "#%s", method);
+        return n > 0 && (size_t)n < cap ? buf : NULL;
+    }
     uint32_t k = REF_EXTERN_INDEX(v->ref);
     if (k >= fx->ext_classes.len) return NULL;
     int n = snprintf(buf, cap, "%s#%s", fx->ext_classes.items[k], method);
@@ -262,6 +271,7 @@ const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t o
     if (o->kind != IR_CALL || o->a == IR_NONE || !fx->ext) return NULL;
     const char *q = f->ops.items[o->a].qual;
     if (q && q[0] == ':') return fx->ext(fx->ext_ctx, q);
+    if (q && fx->funcs[f->index].val[o->a].kind == VK_MODREF && !api_is_torch(q)) return fx->ext(fx->ext_ctx, q);
     uint32_t r = ir_call_receiver(f, op);
     char buf[256];
     const char *mq = r != IR_NONE ? df_method_qual(fx, &fx->funcs[f->index].val[r], ir_call_method(f, op), buf, sizeof buf)
@@ -277,6 +287,7 @@ const char *df_call_extern_name(const Facts *fx, const IrFunc *f, uint32_t op, c
     uint32_t r = ir_call_receiver(f, op);
     const char *mq = r != IR_NONE ? df_method_qual(fx, &fx->funcs[f->index].val[r], ir_call_method(f, op), buf, cap) : NULL;
     if (!mq) return "?";
+    if (buf[0] == '#') return buf + 1; /* a method of an object of unknown class: its name alone */
     char *hash = strchr(buf, '#');
     if (hash) *hash = '.';
     const char *dot = hash; /* the class's own name, not its module's */

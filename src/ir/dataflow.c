@@ -1570,6 +1570,8 @@ void df_analyse(const IrModule *m, Facts *out)
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
     strmap_init(&out->nested_defs);
+    out->cxx = false;
+    for (uint32_t i = 1; i < m->funcs.len && !out->cxx; i++) out->cxx = m->funcs.items[i]->cxx_key != NULL;
     for (uint32_t i = 1; i < m->funcs.len; i++) {
         const IrFunc *g = m->funcs.items[i];
         if (g->parent == IR_NONE || g->parent == 0 || g->is_lambda || !g->name) continue;
@@ -1599,6 +1601,8 @@ bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
     if (f->cls != IR_NONE || f->is_lambda || f->parent != 0 || !ff->analysed) return false;
     if (ff->ret.flags & VF_UNSET) return false; /* never returns */
     df_summary_of(fx, fi, out);
+    out->trains = ff->trains;
+    out->evaluates = df_func_evaluates(fx, fi);
     return true;
 }
 

@@ -118,8 +118,10 @@ typedef struct ExternSummary {
                         * object (`sum_ += v`): the object accumulates what it is given */
     uint8_t keep_coll; /* bit k, positional argument k is appended to a member container
                         * (`items_.push_back(v)`) that the method never starts again */
-    uint8_t trains;    /* C++: calls backward() or steps an optimizer (FuncFacts.trains): a loop that
+    uint8_t trains;    /* calls backward() or steps an optimizer (FuncFacts.trains): a loop that
                         * calls it is a step loop */
+    uint8_t evaluates; /* runs a model once per call with grad on, trains nothing and keeps nothing
+                        * (df_func_evaluates): a loop that calls it evaluates */
 } ExternSummary;
 
 /* Finds the summary of an imported function by the dotted name the call resolved to ("utils.f";
@@ -141,6 +143,7 @@ typedef struct Facts {
     uint8_t *backprops; /* [function]: 0 not asked yet, 1 no, 2 it (or what it calls) runs a backward
                          * or an optimizer step somewhere (loops.c, df__func_backprops) */
     StrMap nested_defs; /* "<enclosing function>:<name>" -> a function defined inside another one */
+    bool cxx;           /* the module was lowered from C++ (some function has a cxx_key) */
 } Facts;
 
 /* Runs the whole analysis over m. Memory lives in m->arena. out->ext and out->ext_ctx are read
@@ -165,8 +168,10 @@ bool df_export_cxx(const Facts *fx, uint32_t fi, ExternSummary *out);
  * self (*acc) or appends to a member container of self that it never starts again (*coll); *acc_at
  * and *coll_at get the op of the first such accumulation and append (IR_NONE when none). */
 void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, uint32_t *acc_at, uint32_t *coll_at);
-/* The summary of another C++ file's function that call op runs (its callee names a C++ function or
- * method whose definition is not in this file: IrOp.qual "::ns::Class::method"), or NULL. */
+/* The summary another file of the run gives for what call op runs: a C++ function or method whose
+ * definition is not in this file (IrOp.qual "::ns::Class::method"), a method of an object of an
+ * imported class or of one whose class nothing names (df_method_qual), or a Python function
+ * imported by name (`from utils import evaluate`); NULL when none is known. */
 const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t op);
 /* The name a message gives the callee of call op that df_call_extern resolves: "Meter::add" (C++),
  * "Meter.add" (Python); in buf. */
@@ -207,6 +212,12 @@ uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uin
  * containers, or yields. With own_state_ok, a method's stores into its own object's attributes
  * (`self.transition = [s, logp]`, `self.log_probs.append(...)`) do not count. */
 bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok);
+/* Whether function fi runs a model once per call with grad on, trains nothing and keeps nothing
+ * (an `_eval_step`, a policy's `pi(x)`, a `predict(batch)` helper), itself or through a helper of
+ * the file or of another file: calling it in a loop is evaluating. A method may keep per-call state
+ * on its own object. */
+bool df_func_evaluates(const Facts *fx, uint32_t fi);
+
 bool df_mode_off(uint8_t mode);
 
 /* What an iteration yields that is moved to a device: the one test behind "a loop over batches

@@ -351,7 +351,7 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                                !ir_loop_contains(f, li, ff->val[f->ops.items[o->a].a].def)));
             uint32_t target = df_call_target(m, fx, f, op);
             if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
-            if (target == IR_NONE) { /* C++: a function of another file of the run that trains */
+            if (target == IR_NONE) { /* a function or method of another file of the run that trains */
                 const ExternSummary *es = df_call_extern(fx, f, op);
                 if (es && es->trains) l->has_step_call = 1;
             }
@@ -474,6 +474,39 @@ void df_mark_per_step_funcs(const IrModule *m, Facts *fx)
         }
     }
 }
+
+static bool df__func_evaluates(const Facts *fx, uint32_t t, int depth)
+{
+    const IrModule *m = fx->m;
+    const IrFunc *g = m->funcs.items[t];
+    const FuncFacts *gf = &fx->funcs[t];
+    /* (a method may keep its per-call state on its object: in a loop that never trains, that
+     * state feeds no backward either) */
+    if (!gf->analysed || gf->trains || df_mode_off(g->base_mode) || df_func_stores_outside(m, t, true)) return false;
+    bool model = false;
+    for (uint32_t i = 0; i < g->ops.len; i++) {
+        if (!gf->reached[i]) continue;
+        const IrOp *o = &g->ops.items[i];
+        if (df_is_backward_call(g, i)) return false;
+        /* a model call inside a loop of its own is a whole evaluation pass, reported at that loop */
+        if (df_is_module_call(fx, g, i) && !df_mode_off(o->mode)) {
+            if (ir_op_loop(g, i) != IR_NONE) return false;
+            model = true;
+        } else if (!model && o->kind == IR_CALL && !df_mode_off(o->mode) && ir_op_loop(g, i) == IR_NONE) {
+            /* validation_step(x) -> self.infer(x) -> self.module_(x): a helper of a helper, of this
+             * file or of another */
+            uint32_t u = df_call_target(m, fx, g, i);
+            if (u != IR_NONE ? u != t && depth < 3 && df__func_evaluates(fx, u, depth + 1) : false) model = true;
+            if (u == IR_NONE) {
+                const ExternSummary *es = df_call_extern(fx, g, i);
+                if (es && es->evaluates) model = true;
+            }
+        }
+    }
+    return model;
+}
+
+bool df_func_evaluates(const Facts *fx, uint32_t fi) { return fi < fx->m->funcs.len && df__func_evaluates(fx, fi, 0); }
 
 /* Does function fi call backward() or step an optimizer anywhere, itself or through the functions
  * of the file it calls (depth levels)? A PPO update with its own epochs and minibatches counts. */

@@ -4,6 +4,18 @@
  * device). Linear scans and bounded work lists; nothing recurses. */
 #include "ir/dataflow_int.h"
 
+/* Does every class of the run that defines method `name` return something other than a model's
+ * output (what a call on an object of unknown class reaches, df_method_qual)? */
+static bool df__duck_method_plain(const Interp *I, const char *name)
+{
+    if (!I->fx->ext || !name) return false;
+    char buf[256];
+    AVal unknown = aval(VK_UNKNOWN, G_MAY, IR_NONE);
+    const char *q = df_method_qual(I->fx, &unknown, name, buf, sizeof buf);
+    const ExternSummary *s = q ? I->fx->ext(I->fx->ext_ctx, q) : NULL;
+    return s && !(s->flags & VF_MODEL_OUT) && s->grad < G_POST && s->elem < G_POST;
+}
+
 /* In a function that calls backward(): a variable called inside a loop with its own previous
  * result (`out, state = model(x, state)`, `h = rnn(x, h)`, `model.decoder(x, state)` on a
  * parameter) is a recurrent model, even when it is a parameter the function never calls a Module
@@ -23,6 +35,9 @@ static void df__prescan_feedback_calls(Interp *I)
             if (!base || base->kind != IR_LOAD || base->var >= f->vars.len || !f->vars.items[base->var].is_param ||
                 (self_op != IR_NONE && base->var == f->ops.items[self_op].var))
                 continue;
+            /* `hidden = model.repackage_hidden(hidden)`: a method another file's class defines
+             * that returns no model output is no recurrent model */
+            if (df__duck_method_plain(I, callee->name)) continue;
         } else if (callee->kind != IR_LOAD) {
             continue;
         }
