@@ -120,6 +120,24 @@ static bool df__class_is_module(const IrModule *m, uint32_t ci)
     return ci != IR_NONE && ci < m->classes.len && m->classes.items[ci]->is_module;
 }
 
+/* Does method mi of class ci call, on self, a method of the class whose analysis is under way? */
+static bool df__calls_method_in_progress(const Interp *I, uint32_t ci, uint32_t mi)
+{
+    const IrFunc *g = I->m->funcs.items[mi];
+    uint32_t self_op = ir_first_param(g);
+    uint32_t self_var = self_op != IR_NONE ? g->ops.items[self_op].var : IR_NONE;
+    for (uint32_t i = 0; i < g->ops.len && self_var != IR_NONE; i++) {
+        const IrOp *o = &g->ops.items[i];
+        if (o->kind != IR_CALL) continue;
+        uint32_t r = ir_call_receiver(g, i);
+        const char *name = ir_call_method(g, i);
+        if (r == IR_NONE || !name || g->ops.items[r].kind != IR_LOAD || g->ops.items[r].var != self_var) continue;
+        uint32_t t = ir_class_method(I->m, ci, name);
+        if (t != IR_NONE && I->fx->funcs[t].in_progress) return true;
+    }
+    return false;
+}
+
 static AVal df__class_attr(Interp *I, uint32_t ci, const char *name)
 {
     if (ci == IR_NONE || ci >= I->m->classes.len) return aval(VK_UNKNOWN, G_MAY, IR_NONE);
@@ -134,10 +152,13 @@ static AVal df__class_attr(Interp *I, uint32_t ci, const char *name)
          * method analysed now would keep what it saw of them (`self.fc` unknown) for good */
         if (round || I->depth >= DF_MAX_CALL_DEPTH || (c->init != IR_NONE && I->fx->funcs[c->init].in_progress))
             break;
-        /* set outside __init__ (a setup() method): analyse the other methods once, then look again */
+        /* set outside __init__ (a setup() method): analyse the other methods once, then look again;
+         * not one that calls a method being analysed now (a train() calling the train_step() that
+         * asks): it would see that method as unknown and keep what it saw for good */
         for (uint32_t k = 0; k < c->methods.len; k++) {
             uint32_t mi = c->methods.items[k];
-            if (mi != c->forward && !I->fx->funcs[mi].analysed && !I->fx->funcs[mi].in_progress)
+            if (mi != c->forward && !I->fx->funcs[mi].analysed && !I->fx->funcs[mi].in_progress &&
+                !df__calls_method_in_progress(I, ci, mi))
                 df_analyse_func(I->fx, mi, I->depth + 1, NULL, 0);
         }
     }
@@ -1560,6 +1581,70 @@ static void df__mark_local_grad_decorators(const IrModule *m)
     strmap_free(&top);
 }
 
+/* Does top-level function d return a context that turns grad off, at least on some path, and
+ * nothing but contexts (`return torch.no_grad()` on new torch, `return contextlib.suppress()` on
+ * old)? */
+static bool df__grad_off_context_factory(const IrModule *m, uint32_t d)
+{
+    const IrFunc *g = m->funcs.items[d];
+    bool off = false;
+    for (uint32_t i = 0; i < g->ops.len; i++) {
+        const IrOp *o = &g->ops.items[i];
+        if (o->kind != IR_RETURN) continue;
+        if (o->a == IR_NONE || g->ops.items[o->a].kind != IR_CALL) return false;
+        const IrOp *c = &g->ops.items[o->a];
+        const char *q = c->qual ? c->qual : c->a != IR_NONE ? g->ops.items[c->a].qual : NULL;
+        ApiEffect e = api_function(q);
+        if (e == EFF_NOGRAD || e == EFF_INFER) off = true;
+        else if (!q || strncmp(q, "contextlib.", 11) != 0) return false;
+    }
+    return off;
+}
+
+/* `with _no_grad_ctx():` where the file's function returns torch.no_grad() (on the torch versions
+ * that have it): the block runs with grad off, as under set_grad_enabled(<expr>). */
+static void df__mark_local_grad_contexts(const IrModule *m)
+{
+    StrMap top;
+    strmap_init(&top);
+    bool built = false;
+    uint8_t *verdict = NULL; /* [function]: 0 not judged, 1 no, 2 returns a grad-off context */
+    for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
+        IrFunc *f = m->funcs.items[fi];
+        for (uint32_t i = 0; i < f->ops.len; i++) {
+            const IrOp *w = &f->ops.items[i];
+            if (w->kind != IR_WITH || w->aux != GRAD_KEEP || w->a == IR_NONE) continue;
+            const IrOp *call = &f->ops.items[w->a];
+            if (call->kind != IR_CALL || call->a == IR_NONE || call->nargs) continue;
+            const IrOp *callee = &f->ops.items[call->a];
+            if (callee->kind != IR_LOAD || callee->qual || callee->var >= f->vars.len) continue;
+            const char *name = f->vars.items[callee->var].name;
+            if (!name || !f->vars.items[callee->var].is_global) continue;
+            if (!built) {
+                built = true;
+                verdict = gl_calloc(m->funcs.len, 1);
+                for (uint32_t g = m->funcs.len; g-- > 1;)
+                    if (m->funcs.items[g]->parent == 0 && m->funcs.items[g]->cls == IR_NONE && m->funcs.items[g]->name)
+                        strmap_put(&top, m->funcs.items[g]->name, strlen(m->funcs.items[g]->name), g);
+            }
+            uint32_t d = strmap_get(&top, name, strlen(name));
+            if (d == UINT32_MAX || d == fi) continue;
+            if (!verdict[d]) verdict[d] = df__grad_off_context_factory(m, d) ? 2 : 1;
+            if (verdict[d] != 2) continue;
+            /* the block: up to the END_WITH that closes this WITH (they nest) */
+            uint32_t depth = 0;
+            for (uint32_t k = i + 1; k < f->ops.len; k++) {
+                IrOp *o = &f->ops.items[k];
+                if (o->kind == IR_WITH) depth++;
+                if (o->kind == IR_END_WITH && depth-- == 0) break;
+                if (o->mode == GRAD_DEFAULT) o->mode = GRAD_MAYBE_OFF;
+            }
+        }
+    }
+    gl_free(verdict);
+    strmap_free(&top);
+}
+
 void df_analyse(const IrModule *m, Facts *out)
 {
     api_init(); /* here, so the tables exist before any test counts allocations */
@@ -1580,6 +1665,7 @@ void df_analyse(const IrModule *m, Facts *out)
     }
     df__mark_module_classes(m);
     df__mark_local_grad_decorators(m);
+    df__mark_local_grad_contexts(m);
     df_mark_framework_hooks(m, out); /* before the analysis: it sets the grad mode of some methods */
     /* __init__ first (attribute kinds), then the module, then what no one called */
     for (uint32_t i = 0; i < m->classes.len; i++)

@@ -423,12 +423,15 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         }
     }
     /* a loop with a step loop inside is an epoch loop, unless it steps itself: a batch loop whose
-     * batches each run several steps (`for _ in range(ppo_epochs): step(batch)`) is one too */
+     * batches each run several steps (`for _ in range(ppo_epochs): step(batch)`) is one too, and so
+     * is one taken for a step only because it runs a model (a sample drawn after each epoch) */
     for (uint32_t li = f->loops.len; li-- > 0;) {
         IrLoop *l = &f->loops.items[li];
         if (l->kind != LOOP_STEP || l->parent == IR_NONE) continue;
         IrLoop *p = &f->loops.items[l->parent];
-        if (p->kind == LOOP_UNKNOWN || (p->kind == LOOP_STEP && by_batches[l->parent])) p->kind = LOOP_EPOCH;
+        bool by_model_call = !p->has_backward && !p->has_opt_step && !p->has_step_call && !p->has_feedback;
+        if (p->kind == LOOP_UNKNOWN || (p->kind == LOOP_STEP && (by_batches[l->parent] || by_model_call)))
+            p->kind = LOOP_EPOCH;
     }
     gl_free(by_batches);
     df_yield_free(&y);

@@ -59,10 +59,17 @@ static void df__prescan_feedback_calls(Interp *I)
             const IrOp *arg = &f->ops.items[f->args.items[o->args + a]];
             if (arg->kind != IR_LOAD || arg->var == IR_NONE || arg->var == callee->var) continue;
             /* an attribute called on what the iteration itself computed first (`out = self.conv(out)`
-             * after `out = x`) is a layer applied once, not fed its previous result */
-            bool fresh = false;
-            for (uint32_t k = f->loops.items[ir_op_loop(f, i)].op + 1; k < i && callee->kind == IR_ATTR && !fresh; k++)
-                fresh = f->ops.items[k].kind == IR_STORE && f->ops.items[k].var == arg->var;
+             * after `out = x`) is a layer applied once, not fed its previous result; so is any
+             * callable given what the iteration computed afresh (`img = make_grid(img)` after `img =
+             * G(z).detach()`: nothing of the previous iteration's img was read before), unlike a
+             * state cut at the top of the iteration (`h = h.detach()`) */
+            bool fresh = false, read = false;
+            for (uint32_t k = f->loops.items[ir_op_loop(f, i)].op + 1; k < i && !fresh && (callee->kind == IR_ATTR || !read); k++) {
+                const IrOp *ko = &f->ops.items[k];
+                if (ko->var != arg->var) continue;
+                if (ko->kind == IR_LOAD) read = true;
+                fresh = ko->kind == IR_STORE && (callee->kind == IR_ATTR || !read);
+            }
             for (uint32_t k = 0; k < ns && !fresh; k++)
                 if (stored[k] == arg->var) I->module_vars[callee->var] = 1;
         }
