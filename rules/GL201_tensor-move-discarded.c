@@ -90,6 +90,14 @@ static bool used_as_tensor(const RuleCtx *c, const IrFunc *f, const FuncFacts *f
     return false;
 }
 
+/* Is the member access right after the receiver (source offsets from..end) an arrow? */
+static bool arrow_after(const RuleCtx *c, uint32_t from, uint32_t end)
+{
+    uint32_t e = from;
+    while (e < end && e < c->m->len && (c->m->src[e] == ' ' || c->m->src[e] == '\t' || c->m->src[e] == '\n')) e++;
+    return e + 1 < c->m->len && c->m->src[e] == '-' && c->m->src[e + 1] == '>';
+}
+
 void rule_GL201(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -111,6 +119,9 @@ void rule_GL201(RuleCtx *c)
                 !f->vars.items[ro0->var].is_global)
                 tensor = used_as_tensor(c, f, ff, ro0->var);
             if (!tensor || (rv->flags & VF_MAYBE_MODULE)) continue;
+            /* C++: `net->to(device)` goes through a pointer, which a module holder is and a
+             * torch::Tensor (a value type) is not */
+            if (c->cxx && arrow_after(c, f->ops.items[recv].span.end, o->span.end)) continue;
             const char *rt = ir_span_text(c->m, f->ops.items[recv].span, c->arena);
             const char *call = ir_span_text(c->m, o->span, c->arena);
             Diag *d = rule_report(c, o->span, SEV_ERROR,

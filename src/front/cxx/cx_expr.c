@@ -2,6 +2,7 @@
  * the Python way, operators, calls, and the work items that evaluate them. */
 #include <ctype.h>
 #include "front/cxx/cx_int.h"
+#include "ir/api.h"
 
 #if GL_HAVE_LIBCLANG
 
@@ -891,9 +892,11 @@ void cx_emit_call(Lower *L, const Work *w)
         co = &f->ops.items[callee];
         method = co->kind == IR_ATTR ? co->name : NULL;
         if (co->kind == IR_ATTR) method = NULL; /* self.fc->forward(x): a submodule call */
-    } else if (method && co->a != IR_NONE && w->aux != 1 && cx__module_method(L, w->c)) {
+    } else if (method && co->a != IR_NONE && w->aux != 1 && !(api_method(method).flags & M_RESETS) &&
+               cx__module_method(L, w->c)) {
         /* ac->log_prob(a), net->encode(x): a method of a module declared to return a tensor computes
-         * it from the module's parameters, as forward does */
+         * it from the module's parameters, as forward does (not one that makes a fresh recurrent
+         * state: net->begin_state(n, device)) */
         callee = co->a;
         co = &f->ops.items[callee];
         method = NULL;
