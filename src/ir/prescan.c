@@ -254,11 +254,6 @@ static void df__prescan_batch_calls(Interp *I)
     for (uint32_t op = 0; op < n; op++) {
         const IrOp *o = &f->ops.items[op];
         if (o->kind != IR_CALL || !o->nargs || o->a == IR_NONE || !y.dev[f->args.items[o->args]] || y.dev[op]) continue;
-        /* `net.begin_state(X.size(0), device)`: a batch's size is a number, not the batch */
-        const IrOp *a0 = &f->ops.items[f->args.items[o->args]];
-        ApiEffect ae = a0->kind == IR_CALL ? (ApiEffect)api_method(ir_call_method(f, f->args.items[o->args])).effect
-                     : a0->kind == IR_ATTR ? api_attr(a0->name) : EFF_NONE;
-        if (ae == EFF_SHAPE || ae == EFF_SCALAR) continue;
         const IrOp *callee = &f->ops.items[o->a];
         if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
             df__passed_in(I, callee->var, is_param))
