@@ -252,6 +252,14 @@ static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args
     return df__apply_summary(I, op, &callee->ret, args, nargs);
 }
 
+/* A function or method of another file that returns a model's live output in a tuple (`return
+ * action.numpy(), hidden`): the call runs the model, as a module call does. */
+static AVal df__extern_model_call(uint32_t op, const ExternSummary *s, AVal r)
+{
+    if (s->kind == VK_CONTAINER && s->elem == G_LIVE && (s->flags & VF_MODEL_OUT) && r.elem == G_LIVE) r.src = op;
+    return r;
+}
+
 /* The value a function of another file returns, from its summary (made by the call at op). */
 static AVal df__extern_ret(const ExternSummary *s, uint32_t op)
 {
@@ -274,7 +282,7 @@ static bool df__call_extern(Interp *I, uint32_t op, const char *qual, const AVal
     uint32_t np = 0;
     for (uint32_t i = 0; i < nargs && np < 16; i++)
         if (!I->f->kw.items[OP(I, op)->args + i]) pos[np++] = args[i];
-    *out = df__apply_summary(I, op, &ret, pos, np);
+    *out = df__extern_model_call(op, s, df__apply_summary(I, op, &ret, pos, np));
     return true;
 }
 
@@ -289,7 +297,7 @@ static AVal df__call_extern_method(Interp *I, uint32_t op, const ExternSummary *
     pos[np++] = val_of(I, ir_call_receiver(f, op));
     for (uint32_t i = 0; i < nargs && np < 16; i++)
         if (!f->kw.items[o->args + i]) pos[np++] = args[i];
-    return df__apply_summary(I, op, &ret, pos, np);
+    return df__extern_model_call(op, s, df__apply_summary(I, op, &ret, pos, np));
 }
 
 /* The REF_EXTERN_CLASS ref of objects of imported class qual (IR_NONE when there is no name). */
@@ -596,7 +604,13 @@ static AVal df_call(Interp *I, uint32_t op)
         if (recv.kind == VK_MODREF || recv.kind == VK_SCALAR || recv.kind == VK_NONE ||
             recv.kind == VK_OBJECT || recv.kind == VK_LOADER) {
             /* methods of non-tensors: unknown objects built from an imported class may be models
-             * (AutoModel.from_pretrained): keep them as objects, graph unknown */
+             * (AutoModel.from_pretrained): keep them as objects, graph unknown; `.to(device)`,
+             * `.cuda()`, `.train()` give the object itself back, its class with it */
+            if (recv.kind == VK_OBJECT && (mflags & M_MODULE_SELF) && REF_IS_EXTERN(recv.ref)) {
+                r = recv;
+                r.def = op;
+                return r;
+            }
             if (recv.kind == VK_MODREF && callee && callee->qual) {
                 const char *q = callee->qual;
                 const char *dot = strrchr(q, '.');
@@ -773,7 +787,12 @@ static int df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
 {
     if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 16) return 0;
     uint32_t t = df_call_target(I->m, I->fx, I->f, op);
-    if (t == IR_NONE || t == I->f->index) return 0;
+    if (t == IR_NONE) { /* a function or method of another file of the run: its summary */
+        const ExternSummary *es = df_call_extern(I->fx, I->f, op);
+        if (!es || !es->ret_tuple || es->ret_tuple == 0xff || k >= es->ret_tuple) return 0;
+        return (es->ret_plain >> k & 1) ? 1 : (es->ret_weak >> k & 1) ? 2 : 0;
+    }
+    if (t == I->f->index) return 0;
     const FuncFacts *cf = &I->fx->funcs[t];
     if (!cf->analysed || !cf->ret_tuple || cf->ret_tuple == 0xff || k >= cf->ret_tuple) return 0;
     return (cf->ret_plain >> k & 1) ? 1 : (cf->ret_weak >> k & 1) ? 2 : 0;
@@ -1706,6 +1725,9 @@ void df_summary_of(const Facts *fx, uint32_t fi, ExternSummary *out)
         out->cmask = ff->ret.cmask;
     }
     out->nparams = (uint8_t)GL_MIN(fx->m->funcs.items[fi]->nparams, 255);
+    out->ret_tuple = ff->ret_tuple;
+    out->ret_plain = ff->ret_plain;
+    out->ret_weak = ff->ret_weak;
 }
 
 uint32_t df_closure_def(const Facts *fx, const IrFunc *f, const char *name)

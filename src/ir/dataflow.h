@@ -122,6 +122,9 @@ typedef struct ExternSummary {
                         * calls it is a step loop */
     uint8_t evaluates; /* runs a model once per call with grad on, trains nothing and keeps nothing
                         * (df_func_evaluates): a loop that calls it evaluates */
+    uint8_t ret_tuple; /* FuncFacts.ret_tuple, ret_plain, ret_weak: which elements of the tuple it
+                        * returns carry no graph (`return action.numpy(), hidden`) */
+    uint16_t ret_plain, ret_weak;
 } ExternSummary;
 
 /* Finds the summary of an imported function by the dotted name the call resolved to ("utils.f";

@@ -317,6 +317,16 @@ void df_mark_grad_off_callees(const IrModule *m, Facts *fx)
     }
 }
 
+/* Is op a chain of attributes (`trainer.policy_net.get_action`) read from a variable whose value
+ * the loop li did not make? */
+static bool df__attr_of_outer(const IrFunc *f, const FuncFacts *ff, uint32_t li, uint32_t op)
+{
+    if (op == IR_NONE || f->ops.items[op].kind != IR_ATTR) return false;
+    for (int depth = 0; depth < 8 && op != IR_NONE && f->ops.items[op].kind == IR_ATTR; depth++) op = f->ops.items[op].a;
+    if (op == IR_NONE || f->ops.items[op].kind != IR_LOAD) return false;
+    return ff->val[op].def == IR_NONE || !ir_loop_contains(f, li, ff->val[op].def);
+}
+
 void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
 {
     FuncFacts *ff = &fx->funcs[f->index];
@@ -344,11 +354,9 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                              callee->kind == VK_MODREF || callee->kind == VK_FUNC ||
                              /* self.net read as an earlier call or another method left it */
                              (f->ops.items[o->a].kind == IR_ATTR && (callee->flags & VF_OUTER)) ||
-                             /* model.decoder of a model the loop does not rebind */
-                             (f->ops.items[o->a].kind == IR_ATTR && f->ops.items[o->a].a != IR_NONE &&
-                              f->ops.items[f->ops.items[o->a].a].kind == IR_LOAD &&
-                              (ff->val[f->ops.items[o->a].a].def == IR_NONE ||
-                               !ir_loop_contains(f, li, ff->val[f->ops.items[o->a].a].def)));
+                             /* model.decoder, trainer.policy_net.act of an object the loop does not
+                              * rebind */
+                             df__attr_of_outer(f, ff, li, o->a);
             uint32_t target = df_call_target(m, fx, f, op);
             if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
             if (target == IR_NONE) { /* a function or method of another file of the run that trains */
@@ -491,19 +499,18 @@ static bool df__func_evaluates(const Facts *fx, uint32_t t, int depth)
         if (!gf->reached[i]) continue;
         const IrOp *o = &g->ops.items[i];
         if (df_is_backward_call(g, i)) return false;
-        /* a model call inside a loop of its own is a whole evaluation pass, reported at that loop */
-        if (df_is_module_call(fx, g, i) && !df_mode_off(o->mode)) {
+        if (o->kind != IR_CALL || df_mode_off(o->mode)) continue;
+        /* a model call inside a loop of its own is a whole evaluation pass, reported at that loop
+         * (also a method of another file that runs one: `model.decode(ys, memory)`) */
+        uint32_t u = df_call_target(m, fx, g, i);
+        const ExternSummary *es = u == IR_NONE ? df_call_extern(fx, g, i) : NULL;
+        if (df_is_module_call(fx, g, i) || (es && es->evaluates)) {
             if (ir_op_loop(g, i) != IR_NONE) return false;
             model = true;
-        } else if (!model && o->kind == IR_CALL && !df_mode_off(o->mode) && ir_op_loop(g, i) == IR_NONE) {
-            /* validation_step(x) -> self.infer(x) -> self.module_(x): a helper of a helper, of this
-             * file or of another */
-            uint32_t u = df_call_target(m, fx, g, i);
-            if (u != IR_NONE ? u != t && depth < 3 && df__func_evaluates(fx, u, depth + 1) : false) model = true;
-            if (u == IR_NONE) {
-                const ExternSummary *es = df_call_extern(fx, g, i);
-                if (es && es->evaluates) model = true;
-            }
+        } else if (!model && ir_op_loop(g, i) == IR_NONE && u != IR_NONE && u != t && depth < 3 &&
+                   df__func_evaluates(fx, u, depth + 1)) {
+            /* validation_step(x) -> self.infer(x) -> self.module_(x): a helper of a helper */
+            model = true;
         }
     }
     return model;
