@@ -225,16 +225,38 @@ static const FrameworkHook module_hooks[] = {
 #include "ir/frameworks.def"
 };
 
+/* A class built on a base of another file (`class LitEmbedding(LitCore)`) that defines Lightning's
+ * `training_step(self, batch, batch_idx)`: a LightningModule whose base gradleak cannot see. */
+static bool df__lightning_like(const IrModule *m, uint32_t ci)
+{
+    const IrClass *c = m->classes.items[ci];
+    bool imported = false;
+    for (uint32_t b = 0; b < c->bases.len && !imported; b++) {
+        const char *q = c->bases.items[b];
+        imported = strchr(q, '.') && strncmp(q, "torch.", 6) != 0;
+        for (uint32_t j = 0; j < m->classes.len && imported; j++) imported = strcmp(m->classes.items[j]->name, q) != 0;
+    }
+    if (!imported) return false;
+    uint32_t ts = ir_class_method(m, ci, "training_step");
+    return ts != IR_NONE && m->funcs.items[ts]->nparams >= 3;
+}
+
 void df_mark_framework_hooks(const IrModule *m, Facts *fx)
 {
     for (uint32_t ci = 0; ci < m->classes.len; ci++) {
         const IrClass *c = m->classes.items[ci];
+        int lightning = -1; /* df__lightning_like, asked once per class when needed */
         for (uint32_t k = 0; k < c->methods.len; k++) {
             uint32_t fi = c->methods.items[k];
             const char *name = m->funcs.items[fi]->name;
             for (uint32_t h = 0; h < ARRAY_LEN(framework_hooks); h++) {
                 const FrameworkHook *fh = &framework_hooks[h];
-                if (strcmp(fh->method, name) != 0 || !ir_class_derives_from(m, ci, fh->base)) continue;
+                if (strcmp(fh->method, name) != 0) continue;
+                if (!ir_class_derives_from(m, ci, fh->base)) {
+                    if (strcmp(fh->base, "LightningModule") != 0) continue;
+                    if (lightning < 0) lightning = df__lightning_like(m, ci);
+                    if (!lightning) continue;
+                }
                 if (fh->flags & FW_PER_STEP) fx->funcs[fi].runs_per_step = 1;
                 if (fh->flags & FW_GRAD_OFF) {
                     /* the framework runs it under no_grad: analysed as if it were decorated so */

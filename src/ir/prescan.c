@@ -159,6 +159,9 @@ static void df__prescan_backward_sources(Interp *I)
     array_init(&work);
 #define DF_PUSH_WORK(x) do { if (work.len < 4096) array_push(&work, (x)); } while (0)
     for (uint32_t i = 0; i < n; i++) {
+        /* a framework's training_step returns the loss the framework differentiates */
+        if (I->ff->returns_loss && f->ops.items[i].kind == IR_RETURN && f->ops.items[i].a != IR_NONE)
+            DF_PUSH_WORK(f->ops.items[i].a);
         if (!df_is_backward_call(f, i)) continue;
         const IrOp *o = &f->ops.items[i];
         uint32_t r = ir_call_receiver(f, i);
@@ -302,7 +305,7 @@ void df_prescan(Interp *I)
     for (uint32_t v = 0; v < I->nvars; v++)
         if (I->backward_vars[v] & 1) I->backward_vars[v] = 1;
         else I->backward_vars[v] = 0;
-    if (trains) {
+    if (trains || I->ff->returns_loss) {
         df__prescan_feedback_calls(I);
         df__prescan_backward_sources(I);
     } else if (df__works_on_tensors(f)) {
