@@ -434,7 +434,10 @@ static AVal df_call(Interp *I, uint32_t op)
         bool has_module = false, has_data = false;
         for (uint32_t i = 0; i < nargs; i++) {
             if (f->kw.items[o->args + i]) continue;
-            if (args[i].kind == VK_MODULE || (args[i].flags & VF_MAYBE_MODULE)) has_module = true;
+            /* (an attribute of a module that nothing says is one, `model.nodevec1` in
+             * `torch.mm(model.nodevec1, model.nodevec2)`, is as likely a parameter) */
+            bool attr_guess = args[i].kind != VK_MODULE && OP(I, f->args.items[o->args + i])->kind == IR_ATTR;
+            if ((args[i].kind == VK_MODULE || (args[i].flags & VF_MAYBE_MODULE)) && !attr_guess) has_module = true;
             else has_data = true;
         }
         if (has_module && !has_data) return aval(VK_MODULE, G_NONE, op);

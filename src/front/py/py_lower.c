@@ -1345,6 +1345,7 @@ static void py__star_names(IrModule *m)
     const char *from = m->star_imports.items[m->star_imports.len - 1];
     IrFunc *top = m->funcs.items[0];
     uint8_t *bound = gl_calloc(top->vars.len + 1, 1);
+    bool star_quals = false; /* some load got a star import's name: attributes of it follow */
     for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
         const IrFunc *f = m->funcs.items[fi];
         for (uint32_t i = 0; i < f->ops.len; i++) {
@@ -1360,8 +1361,13 @@ static void py__star_names(IrModule *m)
         IrFunc *f = m->funcs.items[fi];
         for (uint32_t i = 0; i < f->ops.len; i++) {
             IrOp *o = &f->ops.items[i];
-            if (o->kind == IR_CALL && !o->qual && o->a != IR_NONE && f->ops.items[o->a].kind == IR_LOAD)
+            if (o->kind == IR_CALL && !o->qual && o->a != IR_NONE &&
+                (f->ops.items[o->a].kind == IR_LOAD || f->ops.items[o->a].kind == IR_ATTR))
                 o->qual = f->ops.items[o->a].qual; /* its callee comes before it */
+            /* `F.softmax`, `torch.mm` of a star-imported name: the attribute's dotted name */
+            if (o->kind == IR_ATTR && !o->qual && o->a != IR_NONE && o->name && f->ops.items[o->a].qual &&
+                (f->ops.items[o->a].kind == IR_LOAD || f->ops.items[o->a].kind == IR_ATTR) && star_quals)
+                o->qual = arena_printf(m->arena, "%s.%s", f->ops.items[o->a].qual, o->name);
             if (o->kind != IR_LOAD || o->qual || o->var >= f->vars.len) continue;
             const IrVar *v = &f->vars.items[o->var];
             if (v->base != IR_NONE || v->is_param || (fi != 0 && !v->is_global)) continue;
@@ -1379,7 +1385,13 @@ static void py__star_names(IrModule *m)
                 closure = pv < pf->vars.len && (pf->vars.items[pv].is_param || !pf->vars.items[pv].is_global);
             }
             if (closure) continue;
-            o->qual = arena_printf(m->arena, "%s.%s", from, v->name);
+            /* torch and its usual aliases, which the star-imported module imported for itself */
+            const char *alias = !strcmp(v->name, "torch") ? "torch"
+                              : !strcmp(v->name, "F")     ? "torch.nn.functional"
+                              : !strcmp(v->name, "nn")    ? "torch.nn"
+                                                          : NULL;
+            o->qual = alias ? alias : arena_printf(m->arena, "%s.%s", from, v->name);
+            star_quals = true;
         }
     }
     gl_free(bound);
