@@ -378,6 +378,16 @@ static int project__closeness(const char *a, const char *b)
     }
 }
 
+/* Do two summaries say the same of a call (what it returns and keeps, whether it trains or
+ * evaluates), whatever the number of parameters (`predict(user)` and `predict(user, items)`)? */
+static bool project__same_effect(const ExternSummary *a, const ExternSummary *b)
+{
+    return a->kind == b->kind && a->grad == b->grad && a->elem == b->elem && a->flags == b->flags &&
+           a->pmask == b->pmask && a->cmask == b->cmask && a->keep_acc == b->keep_acc && a->keep_coll == b->keep_coll &&
+           a->trains == b->trains && a->evaluates == b->evaluates && a->ret_tuple == b->ret_tuple &&
+           a->ret_plain == b->ret_plain && a->ret_weak == b->ret_weak;
+}
+
 static const ExternSummary *project__resolve(const ProjPlace *from, const char *qual, uint32_t *file)
 {
     /* without a place, no function the file calls is exported by any file (project__begin) */
@@ -419,16 +429,20 @@ static const ExternSummary *project__resolve(const ProjPlace *from, const char *
         return NULL;
     }
     if (name[0] == '#') {
-        /* a method called on an object of unknown class: every class of the run that defines it,
-         * the caller's own included, must agree */
+        /* a method called on an object of unknown class: the classes that define it nearest the
+         * caller (the caller's own file included) must all agree */
         const ExternSummary *one = NULL;
+        int best = -1;
+        bool tie = false;
         for (uint32_t e = strmap_get(&p->by_name, name, strlen(name)); e != UINT32_MAX; e = p->entries.items[e].next) {
             const ProjEntry *pe = &p->entries.items[e];
-            const ExternSummary *s = &p->files[pe->file].place->exports[pe->export].summary;
-            if (one && memcmp(s, one, sizeof *s) != 0) return NULL;
-            if (!one) one = s, *file = pe->file;
+            const ProjPlace *pl = p->files[pe->file].place;
+            const ExternSummary *s = &pl->exports[pe->export].summary;
+            int score = pe->file == from->file ? INT32_MAX : project__closeness(from_dir, pl->dir);
+            if (score > best) one = s, best = score, tie = false, *file = pe->file;
+            else if (score == best && !project__same_effect(s, one)) tie = true;
         }
-        return one;
+        return tie ? NULL : one;
     }
     /* absolute: every file the name fits; the one closest to the caller wins, a tie between files
      * that disagree knows nothing */

@@ -851,16 +851,18 @@ static AVal df_attr(Interp *I, uint32_t op)
     df__optim_hint(I, o->var, &r);
     /* self.model.train() elsewhere in the function, or in another method of the class: self.model
      * behaves like a module */
-    bool class_module = false;
-    if (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT) {
+    /* (`self._net = None` in __init__, built later: a placeholder for the module) */
+    bool class_module = false, placeholder = r.kind == VK_NONE && (r.flags & VF_OUTER);
+    if (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT || placeholder) {
         AVal base = val_of(I, o->a);
         class_module = (base.kind == VK_MODULE || base.kind == VK_OBJECT) && base.ref != IR_NONE &&
                        df__class_module_attr(I, base.ref, o->name);
     }
-    if (((o->var != IR_NONE && I->module_vars[o->var]) || class_module) && (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT)) {
+    if (((o->var != IR_NONE && I->module_vars[o->var]) || class_module) &&
+        (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT || (placeholder && class_module))) {
         r.flags |= VF_MAYBE_MODULE;
         r.ref = REF_UNWRAP(r.ref);
-        if (r.kind == VK_UNKNOWN) r.kind = VK_MODULE, r.grad = G_NONE, r.pmask = 0;
+        if (r.kind == VK_UNKNOWN || r.kind == VK_NONE) r.kind = VK_MODULE, r.grad = G_NONE, r.pmask = 0;
     }
     return r;
 }
@@ -1707,8 +1709,8 @@ bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
     const IrFunc *f = m->funcs.items[fi];
     const FuncFacts *ff = &fx->funcs[fi];
     if (f->cls != IR_NONE || f->is_lambda || f->parent != 0 || !ff->analysed) return false;
-    if (ff->ret.flags & VF_UNSET) return false; /* never returns */
     df_summary_of(fx, fi, out);
+    if (ff->ret.flags & VF_UNSET) out->kind = VK_NONE; /* returns nothing (what it does still counts) */
     out->trains = ff->trains;
     out->evaluates = df_func_evaluates(fx, fi);
     return true;
