@@ -378,6 +378,33 @@ static int project__closeness(const char *a, const char *b)
     }
 }
 
+/* Does some call of file `from` name a function or class of module pl (`model.RNNPredictor(...)`
+ * with pl model/model.py)? Those modules are read from disk when the file is linted alone, so
+ * what they define is found whichever files the run was given. */
+static bool project__referenced(const Project *p, const ProjPlace *from, const ProjPlace *pl)
+{
+    const ProjCalls *calls = p->files[from->file].calls;
+    size_t slen = strlen(pl->stem);
+    for (uint32_t k = 0; calls && k < calls->n && k < 512; k++) {
+        const char *q = calls->items[k].qual;
+        if (q[0] == '#' || q[0] == ':') continue;
+        q += strspn(q, ".");
+        const char *hash = strchr(q, '#');
+        const char *end = hash ? hash : q + strlen(q);
+        const char *dot = end;
+        while (dot > q && dot[-1] != '.') dot--;
+        if (dot <= q) continue;
+        size_t mlen = (size_t)(dot - 1 - q); /* the module's dotted name: up to the last name */
+        if (mlen == 0 || mlen + 1 > slen) continue;
+        const char *tail = pl->stem + slen - mlen;
+        if (tail[-1] != '/') continue;
+        bool same = true;
+        for (size_t i = 0; i < mlen && same; i++) same = (q[i] == '.' ? '/' : q[i]) == tail[i];
+        if (same) return true;
+    }
+    return false;
+}
+
 /* Do two summaries say the same of a call (what it returns and keeps, whether it trains or
  * evaluates), whatever the number of parameters (`predict(user)` and `predict(user, items)`)? */
 static bool project__same_effect(const ExternSummary *a, const ExternSummary *b)
@@ -429,14 +456,16 @@ static const ExternSummary *project__resolve(const ProjPlace *from, const char *
         return NULL;
     }
     if (name[0] == '#') {
-        /* a method called on an object of unknown class: the classes that define it nearest the
-         * caller (the caller's own file included) must all agree */
+        /* a method called on an object of unknown class: the classes that define it in the caller's
+         * own file and in the modules it names, nearest first, must all agree */
         const ExternSummary *one = NULL;
         int best = -1;
         bool tie = false;
         for (uint32_t e = strmap_get(&p->by_name, name, strlen(name)); e != UINT32_MAX; e = p->entries.items[e].next) {
             const ProjEntry *pe = &p->entries.items[e];
             const ProjPlace *pl = p->files[pe->file].place;
+            /* only the file itself and the modules it names: not whatever else the run holds */
+            if (pe->file != from->file && !project__referenced(p, from, pl)) continue;
             const ExternSummary *s = &pl->exports[pe->export].summary;
             int score = pe->file == from->file ? INT32_MAX : project__closeness(from_dir, pl->dir);
             if (score > best) one = s, best = score, tie = false, *file = pe->file;
