@@ -25,7 +25,10 @@
  * iteration: a backward, an optimizer step, or a function of the file that does one), and what
  * `Distribution.sample()` returns (no graph; `rsample()` keeps one), and a buffer the same loop
  * empties again (`buf.clear()`, or `buf = []` after the update every n steps, in Python and C++):
- * it holds at most one update's worth.
+ * it holds at most one update's worth. Lists made afresh for each unroll and filled by the loop
+ * that steps an environment (`env.step(action)`) hold one unroll, whoever consumes them. A class
+ * built on a LightningModule of another file (it defines `training_step(self, batch, batch_idx)`)
+ * gets Lightning's hooks: its training_step runs once per batch, its validation_step without grad.
  *
  * ## Why is this bad?
  * Every stored tensor keeps its whole graph, and with it the saved activations of its iteration,

@@ -3,7 +3,10 @@
  * ## What it does
  * Flags a model call inside a training loop (one that calls `backward()`) when one of its inputs is
  * the model's own output from the previous iteration, not detached: the hidden state of truncated
- * backpropagation through time carried from batch to batch.
+ * backpropagation through time carried from batch to batch. A state passed through a method of the
+ * model whose class the function never names (`hidden = model.repackage_hidden(hidden)`) is judged
+ * by that method's summary when the file or a module it names defines it; a first state made by
+ * the model (`init_hidden`, `begin_state`, LibTorch's `net->begin_state(n, device)` too) is fresh.
  *
  * ## Why is this bad?
  * The hidden state links each batch's graph to the previous one. Without `retain_graph=True` the

@@ -23,9 +23,13 @@
  * `torch.no_grad()` of a file that gets `torch` through a star import is torch's. A helper of
  * another file handed the optimizer and the loss (`self.take_step(self.opt, loss)`) trains. In a
  * script or notebook, a backward further down ends an earlier loop's step only when no loop that
- * runs a model comes between. Not seen: a model reached only through a duck-typed parameter
- * (`model.predict(user)` with nothing in the file saying what `model` is), closures over the
- * enclosing function's model, and decorators imported from other files.
+ * runs a model comes between. A method called on an object whose class nothing names
+ * (`model.predict(user)` with `model` a parameter) is looked up by its name among the classes of
+ * the file and of the modules it names (those are read even when the file is linted alone), and
+ * trusted when the nearest ones agree; an imported function or method that runs a model once per
+ * call counts like the file's own, and `with f():` where the file's `f` returns `torch.no_grad()`
+ * turns grad off. Not seen: a model class that only a module the file never names defines,
+ * closures over the enclosing function's model, and decorators imported from other files.
  *
  * It also flags the statement form: in a loop that trains, a model call after the iteration's
  * last backward or optimizer step (a per-epoch forward over the whole validation set, a long

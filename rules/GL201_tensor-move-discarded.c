@@ -8,7 +8,9 @@
  * `data = batch.text; data.to(device); model(data, h)`). Modules are not flagged: `model.cuda()`
  * and `model.to(device)` convert a module in place (also one built from a class passed in and then
  * loaded); neither are parameters used as nothing else nor a whole batch object (a tokenizer's
- * BatchEncoding, a graph library's Data move themselves).
+ * BatchEncoding, a graph library's Data move themselves), nor, in C++, a move through `->` (only a
+ * module holder is reached with an arrow). In a script that gets `torch` and `F` through `from
+ * module import *`, their functions are torch's.
  *
  * ## Why is this bad?
  * Tensor conversions return a NEW tensor and leave the original untouched. The result is thrown
