@@ -361,8 +361,9 @@ static void plain_store(RuleCtx *c, const IrFunc *f, uint32_t i)
 /* A comprehension over batches (`[model(x.cuda()) for x, _ in loader]`) is a loop that collects:
  * reported when its element carries a live graph and what it iterates is a DataLoader, or yields
  * what the comprehension moves to a device. A comprehension over a tensor's pieces, modules or a
- * range is bounded, and so is one in a Module's method (one forward's batch). The comprehension
- * is lowered straight-line: its NEXT ops lie inside the BUILD's span, just before it. */
+ * range is bounded, and so is one in a Module's method (one forward's batch). The comprehension's
+ * loops (IrLoop.is_comp) lie inside the BUILD's span, just before it: the outermost `for` is the
+ * first of their NEXT ops. */
 /* What comprehension() asks of a whole function, worked out once per function (asked per
  * comprehension, it was quadratic in a module of many). */
 typedef struct FuncScan {
@@ -381,7 +382,8 @@ static void comprehension(RuleCtx *c, const IrFunc *f, uint32_t build, FuncScan 
         if (g->cls != IR_NONE && c->m->classes.items[g->cls]->is_module) return;
     uint32_t elem = f->args.items[b->args + b->nargs - 1];
     const AVal *v = &ff->val[elem];
-    if (v->grad != G_LIVE) return;
+    /* the element, or what it holds (`{'val_loss': loss}` from a model's validation_step) */
+    if (v->grad != G_LIVE && !(v->kind == VK_CONTAINER && v->elem == G_LIVE)) return;
     /* a function that calls backward() builds its step from it: `[model(c.cuda()) for c in crops]`
      * over one batch's crops */
     if (scan->trains < 0) {
@@ -394,11 +396,17 @@ static void comprehension(RuleCtx *c, const IrFunc *f, uint32_t build, FuncScan 
     for (uint32_t k = build; k-- > 0;) {
         const IrOp *o = &f->ops.items[k];
         if (o->span.start < b->span.start || o->span.end > b->span.end) break;
-        if (o->kind == IR_NEXT && (k == 0 || f->ops.items[k - 1].kind != IR_LOOP)) next = k;
+        if (o->kind == IR_NEXT && k > 0 && f->ops.items[k - 1].kind == IR_LOOP &&
+            f->loops.items[f->ops.items[k - 1].aux].is_comp)
+            next = k;
     }
     if (next == IR_NONE || f->ops.items[next].a == IR_NONE) return;
     const AVal *it = &ff->val[f->ops.items[next].a];
-    bool batches = it->kind == VK_LOADER;
+    /* a DataLoader, or an object of a class of the file that iterates (a device-moving wrapper
+     * around one: `for b in self.dl: yield to_device(b)`) */
+    bool batches = it->kind == VK_LOADER ||
+                   (it->kind == VK_OBJECT && it->ref < c->m->classes.len &&
+                    ir_class_method(c->m, it->ref, "__iter__") != IR_NONE);
     if (!batches && it->kind == VK_UNKNOWN && !(it->flags & (VF_PIECES | VF_SHAPE | VF_MODLIST | VF_MODEL_OUT))) {
         if (!scan->have_yield) df_yield_init(&scan->yield, f), scan->have_yield = true;
         batches = df_yield_moved(&scan->yield, f, next, build, ff->reached); /* what it yields, moved to a device */

@@ -196,6 +196,13 @@ void ir_build_loop_begin(IrBuilder *b, bool is_while, Span span)
     if (!is_while) ir_build_push(b, ir_build_op2(b, IR_NEXT, loop.iter, IR_NONE, 0, span));
 }
 
+void ir_build_loop_comprehension(IrBuilder *b)
+{
+    uint32_t id = ir_build_fn(b)->loop;
+    if (NEVER(id == IR_NONE)) return;
+    ir_build_func(b)->loops.items[id].is_comp = 1;
+}
+
 void ir_build_loop_end(IrBuilder *b, Span span)
 {
     IrFunc *f = ir_build_func(b);

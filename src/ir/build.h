@@ -116,6 +116,8 @@ void ir_build_expr_stmt(IrBuilder *b, uint32_t v, bool call_stmt, Span span);
 /* Loops: LOOP (and for a `for` loop, NEXT of the iterable popped from the value stack, pushed as the
  * target's value); span is the header line. END_LOOP closes the innermost loop. */
 void ir_build_loop_begin(IrBuilder *b, bool is_while, Span span);
+/* Marks the loop just begun as a comprehension's (`[f(x) for x in xs]`). */
+void ir_build_loop_comprehension(IrBuilder *b);
 void ir_build_loop_end(IrBuilder *b, Span span);
 /* BREAK or CONTINUE of the innermost loop; nothing outside a loop (a C++ switch's break). */
 void ir_build_jump(IrBuilder *b, IrOpKind kind, Span span);

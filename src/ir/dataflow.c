@@ -183,6 +183,15 @@ static bool df__detaching_name(const char *name)
     return name && (strstr(name, "detach") || strstr(name, "numpy"));
 }
 
+/* A factor that scales a 0-dim tensor and keeps it 0-dim: a Python number, or a value of unknown
+ * kind that no tensor, batch or parameter flows into (`self.gp_weight`, `cfg.TRAIN.LAMBDA`). */
+static bool df__scalar_like(const AVal *v)
+{
+    if (v->kind == VK_SCALAR) return true;
+    return (v->kind == VK_UNKNOWN || v->kind == VK_MODREF) && v->grad == G_NONE && !v->pmask &&
+           !(v->flags & (VF_MODEL_OUT | VF_BATCH | VF_SHAPE | VF_PIECES));
+}
+
 /* A module call: the result carries a live graph unless grad is off. */
 static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t max_arg)
 {
@@ -376,7 +385,8 @@ static AVal df_call(Interp *I, uint32_t op)
     AVal recv = val_of(I, recv_op);
 
     /* 2. torch functions by resolved name */
-    ApiEffect fe = api_function(o->qual);
+    /* ... but not a call of what such a call returned (`nn.BCELoss()(p, y)`: a loss, not a module) */
+    ApiEffect fe = callee && callee->kind == IR_CALL ? EFF_NONE : api_function(o->qual);
     if (fe == EFF_UNPICKLE) return r; /* torch.load: a model as often as a tensor or a state dict */
     if (fe != EFF_NONE && (!method || cv.kind == VK_MODREF || callee->qual)) {
         switch (fe) {
@@ -755,7 +765,7 @@ static void df__note_tuple_return(Interp *I, uint32_t vop)
         ff->ret_tuple = 0xff;
         return;
     }
-    uint16_t plain = 0, zero = 0, weak = 0;
+    uint16_t plain = 0, zero = 0, weak = 0, none = 0;
     for (uint32_t k = 0; k < b->nargs; k++) {
         AVal e = val_of(I, I->f->args.items[b->args + k]);
         bool own = !e.pmask && !e.cmask && e.kind != VK_MODULE;
@@ -768,10 +778,12 @@ static void df__note_tuple_return(Interp *I, uint32_t vop)
             e.kind != VK_MODULE && !(e.flags & (VF_MODEL_OUT | VF_ZERO_DIM)))
             weak |= (uint16_t)(1u << k);
         if (e.flags & VF_ZERO_DIM) zero |= (uint16_t)(1u << k);
+        if (e.kind == VK_NONE) none |= (uint16_t)(1u << k); /* `return None, None` on an early exit */
     }
     ff->ret_plain = ff->ret_tuple ? (uint16_t)(ff->ret_plain & plain) : plain;
     ff->ret_weak = ff->ret_tuple ? (uint16_t)(ff->ret_weak & weak) : weak;
-    ff->ret_zero = ff->ret_tuple ? (uint16_t)(ff->ret_zero & zero) : zero;
+    ff->ret_zero = ff->ret_tuple ? (uint16_t)((ff->ret_zero & (zero | none)) | (ff->ret_none & zero)) : zero;
+    ff->ret_none = ff->ret_tuple ? (uint16_t)(ff->ret_none & none) : none;
     ff->ret_tuple = (uint8_t)b->nargs;
 }
 
@@ -1101,7 +1113,7 @@ static void df_step(Interp *I, uint32_t op)
         r.grad = off ? G_NONE : GL_MAX(a.grad, b.grad);
         r.src = b.grad > a.grad ? b.src : a.src;
         r.flags = (uint16_t)((a.flags | b.flags) & (VF_MODEL_OUT | VF_BATCH | VF_SHAPE | VF_OUTER));
-        bool a0 = (a.flags & VF_ZERO_DIM) || a.kind == VK_SCALAR, b0 = (b.flags & VF_ZERO_DIM) || b.kind == VK_SCALAR;
+        bool a0 = (a.flags & VF_ZERO_DIM) || df__scalar_like(&a), b0 = (b.flags & VF_ZERO_DIM) || df__scalar_like(&b);
         if (a0 && b0 && ((a.flags | b.flags) & VF_ZERO_DIM)) r.flags |= VF_ZERO_DIM;
         r.carried = a.carried != IR_NONE ? a.carried : b.carried;
         r.pmask = a.pmask | b.pmask;

@@ -85,7 +85,9 @@ typedef struct FuncFacts {
                          * elements; 0xff: otherwise */
     uint16_t ret_plain;  /* bit k: element k of every returned tuple carries no graph whatever the
                          * arguments (`return output, loss.item()`) */
-    uint16_t ret_zero;  /* bit k: element k of every returned tuple is a 0-dim tensor */
+    uint16_t ret_zero;  /* bit k: element k of every returned tuple is a 0-dim tensor or None, and of
+                         * one at least a 0-dim tensor */
+    uint16_t ret_none;  /* bit k: element k of every returned tuple so far is None */
     uint16_t ret_weak;  /* bit k: element k of every returned tuple is no tensor gradleak knows of
                          * and comes from no parameter (`solver.model.ObjVal`): not a graph */
     uint8_t trains;     /* calls backward() or steps an optimizer, itself or in a function it calls:

@@ -40,10 +40,11 @@ static inline AVal aval_join(const AVal *a, const AVal *b)
     r.grad = GL_MAX(a->grad, b->grad);
     r.elem = GL_MAX(a->elem, b->elem);
     r.flags = (uint16_t)((a->flags | b->flags) & ~VF_UNSET);
-    /* 0-dim on both paths; or a Python number on one (an accumulator's `total = 0` before the
-     * loop that adds 0-dim tensors): neither can be indexed */
-    bool zero_a = (a->flags & VF_ZERO_DIM) || (a->kind == VK_SCALAR && (b->flags & VF_ZERO_DIM));
-    bool zero_b = (b->flags & VF_ZERO_DIM) || (b->kind == VK_SCALAR && (a->flags & VF_ZERO_DIM));
+    /* 0-dim on both paths; or a Python number or None on one (an accumulator's `total = 0`
+     * before the loop that adds 0-dim tensors, `loss = None` when a branch has no loss): neither
+     * can be indexed */
+    bool zero_a = (a->flags & VF_ZERO_DIM) || ((a->kind == VK_SCALAR || a->kind == VK_NONE) && (b->flags & VF_ZERO_DIM));
+    bool zero_b = (b->flags & VF_ZERO_DIM) || ((b->kind == VK_SCALAR || b->kind == VK_NONE) && (a->flags & VF_ZERO_DIM));
     if (!(zero_a && zero_b)) r.flags &= (uint16_t)~VF_ZERO_DIM;
     r.pmask = a->pmask | b->pmask;
     r.cmask = a->cmask | b->cmask;

@@ -76,6 +76,7 @@ typedef struct IrLoop {
     uint32_t parent;    /* enclosing loop in the same function, or IR_NONE */
     uint32_t iter;      /* op of the iterable (for loops), or IR_NONE (while) */
     uint8_t is_while;
+    uint8_t is_comp;    /* a comprehension's `for` clause (its body is one expression) */
     uint8_t kind;       /* LoopKind, set by the analysis */
     uint8_t has_backward, has_opt_step, has_model_call, has_feedback, in_module_method;
     uint8_t has_step_call; /* calls a function of the file that trains (FuncFacts.trains) */

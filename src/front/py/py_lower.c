@@ -94,7 +94,7 @@ typedef enum WorkKind {
 typedef enum Action {
     A_EXPR_STMT, A_POP, A_DUP, A_FOR_BEGIN, A_WHILE_BEGIN, A_END_LOOP, A_IF, A_ELSE, A_END_IF, A_TRY,
     A_EXCEPT, A_END_TRY, A_WITH, A_END_WITH, A_RETURN, A_FUNC_BEGIN, A_FUNC_END, A_CLASS_BEGIN,
-    A_CLASS_END, A_AUG, A_UNPACK, A_SET_ATTR, A_SET_ITEM, A_COMP_NEXT, A_COMP_BUILD, A_WALRUS, A_CALL,
+    A_CLASS_END, A_AUG, A_UNPACK, A_SET_ATTR, A_SET_ITEM, A_COMP_NEXT, A_COMP_END, A_COMP_BUILD, A_WALRUS, A_CALL,
     A_CONST_UNKNOWN, A_BREAK, A_CONTINUE,
 } Action;
 
@@ -792,9 +792,9 @@ static void py__expr(Lower *L, TSNode n, Schedule *s)
     case PN_SET_COMPREHENSION:
     case PN_GENERATOR_EXPRESSION:
     case PN_DICTIONARY_COMPREHENSION: {
-        /* Lowered straight-line: the clauses bind their targets once, then the body is the one
-         * element of the built container. The container holds what the body produces. */
-        uint32_t first = py__children(L, n);
+        /* Lowered as loops, one for each `for` clause (nested in order), the `if` clauses inside;
+         * after the loops, the container is built of what the body produced. */
+        uint32_t first = py__children(L, n), nfor = 0;
         TSNode body = ts_node_child_by_field_id(n, fid_body);
         for (uint32_t i = first; i < L->kids.len; i++) {
             TSNode c = L->kids.items[i];
@@ -805,6 +805,7 @@ static void py__expr(Lower *L, TSNode n, Schedule *s)
                 sched_node(s, W_EXPR, right);
                 sched_action(s, A_COMP_NEXT, c, 0, 0);
                 sched_node(s, W_TARGET, left);
+                nfor++;
             } else if (ck == PN_IF_CLAUSE) {
                 TSNode cond = ts_node_named_child(c, 0);
                 if (ts_node_is_null(cond)) continue;
@@ -816,11 +817,14 @@ static void py__expr(Lower *L, TSNode n, Schedule *s)
         if (py__kind(body) == PN_PAIR) {
             sched_node(s, W_EXPR, ts_node_child_by_field_id(body, fid_key));
             sched_node(s, W_EXPR, ts_node_child_by_field_id(body, fid_value));
+            sched_action(s, A_COMP_END, n, nfor, 0);
             sched_action(s, A_COMP_BUILD, n, BUILD_DICT, 2);
         } else if (!ts_node_is_null(body)) {
             sched_node(s, W_EXPR, body);
+            sched_action(s, A_COMP_END, n, nfor, 0);
             sched_action(s, A_COMP_BUILD, n, k == PN_SET_COMPREHENSION ? BUILD_SET : BUILD_LIST, 1);
         } else {
+            sched_action(s, A_COMP_END, n, nfor, 0);
             sched_action(s, A_CONST_UNKNOWN, n, 0, 0);
         }
         return;
@@ -1233,11 +1237,16 @@ static void py__action(Lower *L, Work *w, Schedule *s)
         op_at(L, op)->c = w->aux;
         break;
     }
-    case A_COMP_NEXT: {
-        uint32_t it = pop_val(L);
-        push_val(L, ir_build_op2(B, IR_NEXT, it, IR_NONE, 0, sp));
+    case A_COMP_NEXT:
+        /* a comprehension's `for` clause: a loop over the iterable on the stack, its next item
+         * pushed (as A_FOR_BEGIN) */
+        if (NEVER(B->vals.len == 0)) push_val(L, IR_NONE);
+        ir_build_loop_begin(B, false, sp);
+        ir_build_loop_comprehension(B);
         break;
-    }
+    case A_COMP_END:
+        for (uint32_t i = 0; i < w->aux; i++) ir_build_loop_end(B, sp);
+        break;
     case A_COMP_BUILD: {
         uint32_t n = GL_MIN(w->aux2, B->vals.len);
         uint32_t op = ir_build_build(B, (BuildKind)w->aux, n ? B->vals.items + (B->vals.len - n) : NULL, n, sp);
