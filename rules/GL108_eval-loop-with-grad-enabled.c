@@ -1,9 +1,10 @@
 /* GL108 eval-loop-with-grad-enabled: an evaluation, inference or sampling loop that records graphs.
  *
  * ## What it does
- * Flags a loop that calls a model with autograd on when nothing the loop computes can reach a
- * backward: the loop (and what it calls) never calls `backward()`, `autograd.grad` or an optimizer
- * step, no backward follows it, and it keeps no graph-carrying value past the iteration (only
+ * Flags a loop (a comprehension or generator expression too: `[model.validation_step(b) for b in
+ * loader]`) that calls a model with autograd on when nothing the loop computes can reach a backward:
+ * the loop (and what it calls) never calls `backward()`, `autograd.grad` or an optimizer step, no
+ * backward follows it, and it keeps no graph-carrying value past the iteration (only
  * `.item()`, `.tolist()`, detached or numpy results, or token ids). Grad must be on along every
  * path the file shows: no `torch.no_grad()`/`torch.inference_mode()` block or decorator, no
  * `torch.set_grad_enabled(False)` before the loop, no caller in the file that runs the function

@@ -2,8 +2,10 @@
  *
  * ## What it does
  * Flags `x[0]` and `x.data[0]` where `x` is a 0-dim tensor: the result of a loss function or
- * loss module, a full reduction (`.sum()`, `.mean()` without a dim), or a tensor `.backward()` is
- * called on without arguments.
+ * loss module (`nn.BCELoss()(p, y)` too), a full reduction (`.sum()`, `.mean()` without a dim), or
+ * a tensor `.backward()` is called on without arguments; and sums and products of these with each
+ * other, Python numbers or config values (`loss * cfg.TRAIN.LAMBDA`), also where another path
+ * leaves None instead (`loss = None` when a batch has no target).
  *
  * ## Why is this bad?
  * Before PyTorch 0.4 losses were 1-element vectors and `loss.data[0]` read the value. Since 0.5
