@@ -235,6 +235,7 @@ void ir_dump(const IrModule *m, void (*emit)(void *ctx, const char *s), void *ct
             sb_printf(&sb, "  loop %u: line %u, ops %%%u..%%%u, kind %s", i, l->span.row + 1, l->op, l->end,
                       loop_kind_names[l->kind]);
             if (l->parent != IR_NONE) sb_printf(&sb, ", in loop %u", l->parent);
+            if (l->is_comp) sb_puts(&sb, ", comprehension");
             sb_puts(&sb, "\n");
         }
         for (uint32_t i = 0; i < f->ops.len; i++) {
