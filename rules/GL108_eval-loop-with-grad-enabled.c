@@ -222,9 +222,10 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         if (r != IR_NONE && ff->val[r].kind == VK_TENSOR) continue;
         uint32_t t = df_call_target(c->m, c->fx, f, i);
         if (t != IR_NONE && !df_func_stores_outside(c->m, t, false)) continue; /* loss_function(out, x): reads only */
-        /* a plain function gradleak cannot see (`criterion(out, y)`, `iou(out, y)`) computes from its
-         * arguments; objects (`buffer.push(x)`, `meter.update(x)`) are what keep them */
-        if (t == IR_NONE && r == IR_NONE) continue;
+        /* a plain function gradleak cannot see (`criterion(out, y)`, `iou(out, y)`, a module's
+         * `utils.to_image(out)`) computes from its arguments; objects (`buffer.push(x)`,
+         * `meter.update(x)`) are what keep them */
+        if (t == IR_NONE && (r == IR_NONE || ff->val[r].kind == VK_MODREF)) continue;
         if (t == IR_NONE && batches && ff->val[r].kind != VK_CONTAINER) {
             /* unless another file's class is known to keep it (GL101/GL102 report that) */
             const ExternSummary *es = df_call_extern(c->fx, f, i);
