@@ -161,6 +161,50 @@ static bool shares_graph(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t j, So
     return false;
 }
 
+/* Whether backward i differentiates only graphs made before loop l: its graph did not come in
+ * inside the loop's body (it came from a parameter or a value computed before it, or from nothing
+ * gradleak saw) and no call its value comes from (see graph_sources) lies inside. */
+static bool graph_before_loop(RuleCtx *c, const IrFunc *f, uint32_t i, const IrLoop *l, SourceCtx **cache)
+{
+    uint32_t ri = ir_call_receiver(f, i);
+    if (ri == IR_NONE) return false;
+    /* where its graph came in: a parameter or a value of before the loop */
+    const AVal *v = &c->fx->funcs[f->index].val[ri];
+    if (v->src != IR_NONE && v->src > l->op && v->src < l->end) return false;
+    SourceCtx *x = source_ctx(c, f, cache);
+    if (x->walks >= 64) return false;
+    x->walks++;
+    uint8_t *a = arena_alloc(c->scratch, f->ops.len + 1);
+    memset(a, 0, f->ops.len + 1);
+    graph_sources(c, x, ri, a);
+    for (uint32_t k = l->op + 1; k < l->end; k++)
+        if (a[k]) return false;
+    return true;
+}
+
+/* Whether call op hands a graph-carrying value to a function or method that trains (a function of
+ * the file, or a class of another file of the run: `balancer.step([loss_a, loss_b])` whose step()
+ * calls backward on each): it may differentiate the retained graph again. */
+static bool hands_graph_to_trainer(RuleCtx *c, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_CALL) return false;
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    bool graph = false;
+    for (uint32_t k = 0; k < o->nargs && !graph; k++) {
+        const AVal *a = &ff->val[f->args.items[o->args + k]];
+        graph = GL_MAX(a->grad, a->elem) >= G_POST;
+    }
+    if (!graph) return false;
+    /* an optimizer given the losses (torch's take a closure, not a tensor): MetaBalance, PCGrad */
+    uint32_t r = ir_call_receiver(f, op);
+    if (r != IR_NONE && ff->val[r].kind == VK_OPTIM) return true;
+    uint32_t t = df_call_target(c->m, c->fx, f, op);
+    if (t != IR_NONE && t != f->index) return c->fx->funcs[t].trains;
+    const ExternSummary *es = df_call_extern(c->fx, f, op);
+    return es && es->trains;
+}
+
 /* retain_graph in a function that makes one training step per call (an agent's learn(), called by
  * the caller's loop): no later backward in the function needs the graph, and none returns it. */
 static void report_in_step_function(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t loop, SourceCtx **cache)
@@ -218,7 +262,11 @@ void rule_GL105(RuleCtx *c)
             bool later = false;
             for (uint32_t j = i + 1; j < l->end && !later; j++)
                 if (df_is_backward_call(f, j) && ff->reached[j] && shares_graph(c, f, i, j, &sources)) later = true;
+                else if (ff->reached[j] && hands_graph_to_trainer(c, f, j)) later = true;
             if (later) continue;
+            /* a graph built before the loop (`for loss in losses: loss.backward(retain_graph=True)`
+             * over one forward's task losses): every iteration's backward walks it again */
+            if (graph_before_loop(c, f, i, l, &sources)) continue;
             /* does the loop carry a model output into the next step? */
             bool carried = false;
             uint32_t carried_op = IR_NONE;

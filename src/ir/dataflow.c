@@ -357,6 +357,14 @@ static AVal df_call(Interp *I, uint32_t op)
             if (!f->kw.items[o->args + i]) pos[np++] = args[i];
         return df__call_local(I, op, cv.ref, pos, np);
     }
+    /* an imported class or function given a model's parameters first (`RAdam(net.parameters())`,
+     * `Balancer(shared.parameters())` of another file): a custom optimizer */
+    if (o->qual && !api_is_torch(o->qual) && nargs && !f->kw.items[o->args] && args[0].kind == VK_CONTAINER &&
+        args[0].src != IR_NONE && args[0].src < f->ops.len && OP(I, args[0].src)->kind == IR_CALL &&
+        (api_method(ir_call_method(f, args[0].src)).flags & M_PARAMS)) {
+        r.kind = VK_OPTIM;
+        return r;
+    }
     if (cv.kind == VK_MODREF && callee && df__call_extern(I, op, callee->qual, args, nargs, &r)) return r;
     /* a C++ method of a class whose definition is in another file of the run (callee qual
      * "::ns::Class::method"): its summary, the object as its first argument; without one, as any
