@@ -274,6 +274,38 @@ void df_mark_framework_hooks(const IrModule *m, Facts *fx)
     }
 }
 
+/* Whether call op of method f runs the model the method belongs to: `self(x)`, `self.forward(x)`
+ * (self_var: f's first parameter). */
+static bool df__calls_own_model(const IrFunc *f, uint32_t op, uint32_t self_var)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_CALL || o->a == IR_NONE) return false;
+    const IrOp *callee = &f->ops.items[o->a];
+    if (callee->kind == IR_LOAD) return callee->var == self_var;
+    const char *mname = ir_call_method(f, op);
+    uint32_t r = ir_call_receiver(f, op);
+    return mname && !strcmp(mname, "forward") && r != IR_NONE && f->ops.items[r].kind == IR_LOAD &&
+           f->ops.items[r].var == self_var;
+}
+
+/* Whether loop l of method f runs the whole model of its class each iteration: itself, or through
+ * another method of the class that does (`self.calculate_loss(x)` calling `self(x)`). */
+static bool df__loop_runs_own_model(const IrModule *m, const Facts *fx, const IrFunc *f, const IrLoop *l,
+                                    uint32_t self_var)
+{
+    for (uint32_t op = l->op + 1; op < l->end; op++) {
+        if (!fx->funcs[f->index].reached[op] || f->ops.items[op].kind != IR_CALL) continue;
+        if (df__calls_own_model(f, op, self_var)) return true;
+        uint32_t t = df_call_target(m, fx, f, op);
+        if (t == IR_NONE || t == f->index || m->funcs.items[t]->cls != f->cls) continue;
+        const IrFunc *g = m->funcs.items[t];
+        uint32_t gself = ir_first_param(g);
+        for (uint32_t k = 0; k < g->ops.len; k++)
+            if (df__calls_own_model(g, k, gself)) return true;
+    }
+    return false;
+}
+
 /* Functions whose loops run inside one forward: a Module's forward() (or __call__), the functions
  * nested in it, and what they call in the file (a few levels: `self.decode(h)` from forward). */
 void df_mark_forward_funcs(const IrModule *m, Facts *fx)
@@ -397,6 +429,7 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             }
         }
     }
+    uint32_t self_var = f->cls != IR_NONE && !ff->in_forward ? ir_first_param(f) : IR_NONE;
     uint8_t *by_batches = gl_calloc(f->loops.len ? f->loops.len : 1, 1); /* STEP only as a batch loop */
     DfYield y; /* df__batch_loop's scratch, one per function */
     df_yield_init(&y, f);
@@ -425,7 +458,11 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         l->backward_after = df__backward_after(f, next_bw, next_model_loop, l);
         /* In a Module, forward and what it calls loop over one input's time steps or layers. Other
          * methods (a model's own fit_epoch, evaluate or generate) are classified by what they do,
-         * except that a loop over the input's steps (`range(x.size(1))`) stays a sequence. */
+         * except that a loop over the input's steps (`range(x.size(1))`) stays a sequence unless it
+         * runs the whole model each time (`for j in range(X.size(0)): self.loss_of(X[j])`). */
+        if (self_var != IR_NONE && !l->has_model_call && l->in_module_method &&
+            df__loop_runs_own_model(m, fx, f, l, self_var))
+            seq_iter = false, l->has_model_call = 1;
         if (l->in_module_method && (ff->in_forward || seq_iter || (!l->has_backward && !l->has_opt_step &&
                                                                    !l->has_step_call && !l->has_model_call && !batches)))
             l->kind = LOOP_SEQUENCE;
