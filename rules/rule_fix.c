@@ -387,7 +387,25 @@ void rule_fix_wrap_loop_no_grad(RuleCtx *c, const IrFunc *f, uint32_t loop, Diag
     Edit *edits;
     uint32_t n;
     const char *with = arena_printf(c->arena, "with %s.no_grad()", torch);
-    if (!rule_fix_wrap(c, l->span.start, f->ops.items[l->end].span.end, with, &edits, &n)) return;
-    rule_fix_edits(c, d, safety, arena_printf(c->arena, "Wrap the loop at line %u in `%s:`", rule_line(l->span), with),
+    uint32_t start = l->span.start, end = f->ops.items[l->end].span.end;
+    if (l->is_comp) {
+        /* a comprehension: the statement that holds it (`rows = [net(b) for b in loader]`, a return) */
+        uint32_t i = l->end + 1;
+        while (i < f->ops.len && f->ops.items[i].kind != IR_STORE && f->ops.items[i].kind != IR_EXPR &&
+               f->ops.items[i].kind != IR_RETURN && f->ops.items[i].kind != IR_SET_ATTR &&
+               f->ops.items[i].kind != IR_SET_ITEM)
+            i++;
+        if (i >= f->ops.len) return;
+        const IrOp *s = &f->ops.items[i];
+        uint32_t v = s->kind == IR_SET_ATTR ? s->b : s->kind == IR_SET_ITEM ? s->c : s->a;
+        uint32_t ss = s->span.start, se = s->span.end;
+        if (v != IR_NONE) ss = GL_MIN(ss, f->ops.items[v].span.start), se = GL_MAX(se, f->ops.items[v].span.end);
+        if (ss > start || se < end) return;
+        start = ss, end = se;
+    }
+    if (!rule_fix_wrap(c, start, end, with, &edits, &n)) return;
+    rule_fix_edits(c, d, safety,
+                   l->is_comp ? arena_printf(c->arena, "Run line %u under `%s:`", rule_line(l->span), with)
+                              : arena_printf(c->arena, "Wrap the loop at line %u in `%s:`", rule_line(l->span), with),
                    edits, n);
 }
