@@ -8,12 +8,15 @@
  * `.item()`, `.tolist()`, detached or numpy results, or token ids). Grad must be on along every
  * path the file shows: no `torch.no_grad()`/`torch.inference_mode()` block or decorator, no
  * `torch.set_grad_enabled(False)` before the loop, no caller in the file that runs the function
- * under one, and the model is not frozen with `requires_grad_(False)`. A loop that hands a
- * graph-carrying value to an object gradleak cannot see (`agent.remember(logp)`) is left alone,
- * since the object may differentiate it later, unless the loop iterates a loader or another
- * iterable of batches (an evaluation pass handing its loss to a logger or a metric). The finding is on the
- * line that runs the model (the first model call in the loop, or the call of the file's function
- * that runs it), with the loop beside it; the fix wraps the whole loop.
+ * under one, and the model is not frozen with `requires_grad_(False)` (in the same function, or
+ * for `self.x` in a method of the class). A loop that hands a graph-carrying value to an object
+ * gradleak cannot see (`agent.remember(logp)`) is left alone, since the object may differentiate
+ * it later, unless the loop iterates a loader or another iterable of batches (an evaluation pass
+ * handing its loss to a logger or a metric); functions of an imported module
+ * (`utils.to_image(out)`) are no such object. The finding is on the line that runs the model (the
+ * first model call in the loop whose outputs are not detached at once, or the call of the file's
+ * function that runs it), with the loop beside it; the fix wraps the whole loop (for a
+ * comprehension, the statement that holds it).
  *
  * What counts as running a model: a call of a module, a method of another file's class that runs
  * one (`critic.classify(x)`, `net.nll(x, y)`), and a method of the file that runs one and trains
@@ -131,13 +134,18 @@ static const char *frozen_root(RuleCtx *c, const IrFunc *f, uint32_t op)
 }
 
 /* The objects the file freezes (`backbone.requires_grad_(False)` anywhere), gathered once per run
- * of the rule (a scan of the whole file per finding was quadratic in a file of many loops). */
+ * of the rule (a scan of the whole file per finding was quadratic in a file of many loops), with
+ * the function that freezes each. */
 typedef struct Frozen {
     Array(const char *) roots;
+    Array(uint32_t) funcs;
     bool done;
 } Frozen;
 
-/* Whether the file freezes the object called at op. */
+/* Whether the file freezes the object called at op: the same name frozen in the same function, an
+ * attribute of self frozen in a method of the same class, or a name frozen at module level. A
+ * local of another function (`text_encoder` frozen in build_models, loaded again in sampling) is
+ * another object. */
 static bool model_frozen(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call)
 {
     if (!fz->done) {
@@ -146,14 +154,41 @@ static bool model_frozen(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call)
             const IrFunc *g = c->m->funcs.items[fi];
             for (uint32_t i = 0; i < g->ops.len; i++) {
                 const char *root = frozen_root(c, g, i);
-                if (root) array_push(&fz->roots, root);
+                if (root) array_push(&fz->roots, root), array_push(&fz->funcs, fi);
             }
         }
     }
     const char *callee = rule_text(c, f, f->ops.items[call].a);
-    for (uint32_t i = 0; i < fz->roots.len; i++)
-        if (!strcmp(fz->roots.items[i], callee)) return true;
+    for (uint32_t i = 0; i < fz->roots.len; i++) {
+        if (strcmp(fz->roots.items[i], callee) != 0) continue;
+        const IrFunc *g = c->m->funcs.items[fz->funcs.items[i]];
+        if (g == f || g->index == 0 || (!strncmp(callee, "self.", 5) && g->cls != IR_NONE && g->cls == f->cls))
+            return true;
+    }
     return false;
+}
+
+/* Whether what call op returns is stored and detached by the next statements of loop l
+ * (`emb = enc(x)` then `emb = emb.detach()`, also for each target of `a, b = enc(x)`). */
+static bool detached_at_once(const IrFunc *f, const IrLoop *l, uint32_t op)
+{
+    uint32_t vars[4], nv = 0, i = op + 1;
+    for (; i < l->end && nv < 4; i++) {
+        const IrOp *s = &f->ops.items[i];
+        bool from = s->a == op || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK && f->ops.items[s->a].a == op);
+        if (s->kind == IR_STORE && from && s->var != IR_NONE) vars[nv++] = s->var;
+        else if (s->kind != IR_UNPACK) break;
+    }
+    if (!nv) return false;
+    uint32_t detached = 0;
+    for (uint32_t end = GL_MIN(l->end, i + 16); i < end && detached < nv; i++) {
+        const char *m = ir_call_method(f, i);
+        uint32_t r = m && !strcmp(m, "detach") ? ir_call_receiver(f, i) : IR_NONE;
+        if (r == IR_NONE || f->ops.items[r].kind != IR_LOAD) continue;
+        for (uint32_t k = 0; k < nv; k++)
+            if (f->ops.items[r].var == vars[k]) detached++;
+    }
+    return detached >= nv;
 }
 
 /* Whether a graph-carrying value outlives an iteration of loop li: at the back edge, a variable
@@ -528,6 +563,7 @@ void rule_GL108(RuleCtx *c)
     Frozen fz;
     memset(&fz, 0, sizeof fz);
     array_init(&fz.roots);
+    array_init(&fz.funcs);
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
@@ -556,13 +592,18 @@ void rule_GL108(RuleCtx *c)
             uint32_t call = IR_NONE;
             /* the call of a value known to be a module first (`net(x)`), then any model call (a
              * passed-in callable taken for one: `transform(img)` may be a preprocessing step) */
-            for (int pass = 0; pass < 3 && call == IR_NONE; pass++)
+            /* (passes 0-2 pass over a model whose outputs are detached at once, a frozen one always:
+             * an encoder of conditions first, then the generator: the generator) */
+            for (int pass = 0; pass < 6 && call == IR_NONE; pass++)
                 for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++) {
                     if (!ff->reached[i] || ir_op_loop(f, i) != li || df_mode_off(f->ops.items[i].mode) ||
                         !df_is_module_call(c->fx, f, i) || !l->has_model_call || l->kind == LOOP_UNKNOWN)
                         continue;
                     const AVal *cv = &ff->val[f->ops.items[i].a];
-                    if (pass == 2 || cv->kind == VK_MODULE || (pass == 1 && (cv->flags & VF_MAYBE_MODULE))) call = i;
+                    int p = pass % 3;
+                    if ((p == 2 || cv->kind == VK_MODULE || (p == 1 && (cv->flags & VF_MAYBE_MODULE))) &&
+                        !model_frozen(c, &fz, f, i) && (pass >= 3 || !detached_at_once(f, l, i)))
+                        call = i;
                 }
             for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++) {
                 if (!ff->reached[i] || ir_op_loop(f, i) != li || f->ops.items[i].kind != IR_CALL ||
@@ -604,4 +645,5 @@ void rule_GL108(RuleCtx *c)
         }
     }
     array_free(&fz.roots);
+    array_free(&fz.funcs);
 }
