@@ -224,9 +224,24 @@ static bool method_accumulates(const RuleCtx *c, uint32_t t, uint32_t k, uint32_
         if (g->ops.items[i].kind == IR_STORE && g->ops.items[i].var == pvar &&
             (g->ops.items[i].a == IR_NONE || g->ops.items[g->ops.items[i].a].kind != IR_PARAM))
             return false;
+    uint32_t self_var = ir_first_param(g);
     for (uint32_t i = 0; i < g->ops.len; i++) {
         uint32_t var, accop, addop, at;
         bool inplace;
+        /* `self.sums[idx] += v`: a sum kept in an element of an attribute */
+        const IrOp *si = &g->ops.items[i];
+        if (gf->reached[i] && si->kind == IR_SET_ITEM && si->a != IR_NONE && si->c != IR_NONE &&
+            g->ops.items[si->c].kind == IR_BINOP && g->ops.items[si->c].aux <= BIN_DIV) {
+            const IrOp *bo = &g->ops.items[si->c], *obj = &g->ops.items[si->a];
+            const IrOp *rd = bo->a != IR_NONE ? &g->ops.items[bo->a] : NULL;
+            const IrOp *rdobj = rd && rd->kind == IR_ITEM && rd->a != IR_NONE ? &g->ops.items[rd->a] : NULL;
+            if (obj->kind == IR_ATTR && obj->var != IR_NONE && rdobj && rdobj->kind == IR_ATTR && rdobj->var == obj->var &&
+                obj->a != IR_NONE && g->ops.items[obj->a].kind == IR_LOAD && g->ops.items[obj->a].var == self_var &&
+                bo->b != IR_NONE && (gf->val[bo->b].pmask & (1u << k)) && gf->val[bo->b].kind != VK_SCALAR) {
+                *at_out = i;
+                return true;
+            }
+        }
         if (!gf->reached[i] || !accumulation(g, i, &var, &accop, &addop, &at, &inplace)) continue;
         const IrVar *v = &g->vars.items[var];
         if (v->base == IR_NONE || v->base >= g->vars.len || !g->vars.items[v->base].is_param) continue;
@@ -251,9 +266,10 @@ static void extern_accumulation(RuleCtx *c, const IrFunc *f, const FuncFacts *ff
         if (f->kw.items[o->args + k]) continue;
         uint32_t aop = f->args.items[o->args + k];
         const AVal *a = &ff->val[aop];
-        if (!(keep & (1u << pos++)) || a->kind == VK_CONTAINER || a->grad < G_POST) continue;
+        uint8_t ag = a->kind == VK_CONTAINER ? a->elem : a->grad; /* a list of losses, item by item */
+        if (!(keep & (1u << pos++)) || ag < G_POST) continue;
         const IrLoop *l = &f->loops.items[loop];
-        bool live = a->grad == G_LIVE;
+        bool live = ag == G_LIVE;
         const char *objtext = rule_text(c, f, r), *argtext = rule_text(c, f, aop);
         char nbuf[256];
         Diag *d = rule_report(c, o->span, live ? SEV_ERROR : SEV_WARNING,
@@ -269,7 +285,8 @@ static void extern_accumulation(RuleCtx *c, const IrFunc *f, const FuncFacts *ff
         d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;
         d->loop_line = rule_line(l->span);
         rule_related(c, d, l->span, "'%s' lives across this %s loop", objtext, df_loop_kind_name(l->kind));
-        rule_hint(c, d, "Pass '%s.%s()'", argtext, (a->flags & VF_ZERO_DIM) ? "item" : "detach");
+        if (a->kind == VK_CONTAINER) rule_hint(c, d, "Pass each element's '.item()' (or '.detach()')");
+        else rule_hint(c, d, "Pass '%s.%s()'", argtext, (a->flags & VF_ZERO_DIM) ? "item" : "detach");
         rule_trace_value(c, d, f, "passed value", aop, a);
         return;
     }
@@ -299,10 +316,12 @@ static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *f
             uint32_t aop = f->args.items[o->args + k];
             const AVal *a = &ff->val[aop];
             uint32_t at;
-            if (a->kind != VK_CONTAINER && a->grad >= G_POST && method_accumulates(c, t, pos, &at)) {
+            /* (a list of losses the method sums item by item: `meter.update([l1, l2])`) */
+            uint8_t ag = a->kind == VK_CONTAINER ? a->elem : a->grad;
+            if (ag >= G_POST && method_accumulates(c, t, pos, &at)) {
                 const IrLoop *l = &f->loops.items[loop];
                 const IrFunc *g = c->m->funcs.items[t];
-                bool live = a->grad == G_LIVE;
+                bool live = ag == G_LIVE;
                 const char *objtext = rule_text(c, f, r), *argtext = rule_text(c, f, aop);
                 Diag *d = rule_report(c, o->span, live ? SEV_ERROR : SEV_WARNING,
                                       "'%s' keeps the autograd graph of every iteration: '%s' carries a %s graph "
@@ -318,7 +337,8 @@ static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *f
                 rule_related(c, d, g->ops.items[at].span, "the value is accumulated here");
                 rule_related(c, d, l->span, "'%s' lives across this %s loop", objtext, df_loop_kind_name(l->kind));
                 bool zero = (a->flags & VF_ZERO_DIM) != 0;
-                rule_hint(c, d, "Pass '%s.%s()'", argtext, zero ? "item" : "detach");
+                if (a->kind == VK_CONTAINER) rule_hint(c, d, "Pass each element's '.item()' (or '.detach()')");
+                else rule_hint(c, d, "Pass '%s.%s()'", argtext, zero ? "item" : "detach");
                 rule_trace_value(c, d, f, "passed value", aop, a);
                 break;
             }

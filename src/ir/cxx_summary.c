@@ -143,11 +143,23 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
             }
         }
         if (into && (ff->val[into_val].kind != VK_SCALAR)) {
-            uint16_t pm = (uint16_t)(ff->val[into_val].pmask & ~rebound);
+            /* `self.sums[i] += v`: a sum kept in an element of the member, not a store */
+            const IrOp *v = &f->ops.items[into_val];
+            uint32_t added = IR_NONE;
+            if (o->kind == IR_SET_ITEM && v->kind == IR_BINOP && v->aux <= BIN_DIV && v->a != IR_NONE &&
+                f->ops.items[v->a].kind == IR_ITEM && df__self_attr(f, f->ops.items[v->a].a, self_var) &&
+                !strcmp(df__self_attr(f, f->ops.items[v->a].a, self_var), into))
+                added = v->b;
+            uint16_t pm = (uint16_t)(ff->val[added != IR_NONE ? added : into_val].pmask & ~rebound);
             for (uint32_t k = 1; k < 9; k++)
                 if (pm & (1u << k)) {
-                    *coll |= (uint8_t)(1u << (k - 1));
-                    if (*coll_at == IR_NONE) *coll_at = i;
+                    if (added != IR_NONE) {
+                        *acc |= (uint8_t)(1u << (k - 1));
+                        if (*acc_at == IR_NONE) *acc_at = i;
+                    } else {
+                        *coll |= (uint8_t)(1u << (k - 1));
+                        if (*coll_at == IR_NONE) *coll_at = i;
+                    }
                 }
             continue;
         }
