@@ -391,6 +391,14 @@ static AVal df_call(Interp *I, uint32_t op)
     const char *method = ir_call_method(f, op);
     uint32_t recv_op = ir_call_receiver(f, op);
     AVal recv = val_of(I, recv_op);
+    /* a method of a class of the file that the class inherits from an imported base
+     * (`Net.load_from_checkpoint(path)`): an alternate constructor, an object of the class */
+    if (method && recv.kind == VK_CLASS && recv.ref != IR_NONE && recv.ref < I->m->classes.len &&
+        ir_class_method(I->m, recv.ref, method) == IR_NONE && I->m->classes.items[recv.ref]->bases.len) {
+        r.kind = df__class_is_module(I->m, recv.ref) ? VK_MODULE : VK_OBJECT;
+        r.ref = recv.ref;
+        return r;
+    }
 
     /* 2. torch functions by resolved name */
     /* ... but not a call of what such a call returned (`nn.BCELoss()(p, y)`: a loss, not a module) */
