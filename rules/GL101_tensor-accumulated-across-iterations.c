@@ -6,8 +6,9 @@
  * the loop's iterations and `value` carries an autograd
  * graph (it comes from a model call, a loss, a parameter or a `requires_grad` tensor). Also a call
  * `meter.update(loss)` in such a loop on an object of a class in the file whose method adds the
- * argument into one of its attributes (`self.sum += val * n`) without turning it into a number
- * first: the meter is the accumulator (reported at the call; no automatic fix, the hint says what
+ * argument into one of its attributes (`self.sum += val * n`, or an element of one:
+ * `self.sums[i] += v`; a list of losses counts by its elements: `meter.update([l1, l2])`) without
+ * turning it into a number first: the meter is the accumulator (reported at the call; no automatic fix, the hint says what
  * to pass). A meter whose class is defined in another file of the run (C++, or a Python class
  * imported from one: `from utils import AverageMeter`) is followed through that file's summary of
  * the method (cross-file summaries). A sum started again by every iteration of an enclosing loop

@@ -4,7 +4,10 @@
  * Flags `loss.backward(retain_graph=True)` inside a training loop when no later `backward()` (or
  * `torch.autograd.grad`) in the same iteration uses the graph: none differentiates a value that
  * shares a call (a model's forward, a function of the file, a callable passed in) with this loss,
- * as in an actor-critic update whose losses come from separate networks and detached targets. It
+ * as in an actor-critic update whose losses come from separate networks and detached targets. A
+ * later call that hands the losses to a function that trains or to an optimizer (MetaBalance's
+ * `balancer.step([l1, l2])`) may need the graph, and so does a loop over losses of a forward made
+ * before it (`for loss in task_losses: loss.backward(retain_graph=True)`): neither is flagged. It
  * is an error when the loop also carries a model output into the next step (the usual "backward
  * through the graph a second time" workaround): then every step's graph is retained. The same in
  * a function that makes one training step per call (an agent's `learn()`), where the graph is
