@@ -200,8 +200,19 @@ static bool keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32
     /* only live values held outside a plain local or made inside the loop can keep a graph (the
      * tree of the environment finds those without a look at the scope's other variables) */
     const IrLoop *l = &f->loops.items[li];
-    uint32_t nlive;
-    const uint32_t *live = df_backedge_live(f, ff, li, l->op + 1, l->end ? l->end - 1 : 0, c->arena, &nlive);
+    uint32_t nlive = 0;
+    const uint32_t *live = NULL;
+    if (l->is_comp) {
+        /* a comprehension stores only its targets (and `:=` names): those are what may outlive an
+         * iteration (a walk of every variable held at the back edge costs the size of the scope,
+         * per comprehension: quadratic in a module of them) */
+        uint32_t *vs = ARENA_NEW_N(c->scratch, uint32_t, l->end - l->op + 1);
+        for (uint32_t i = l->op + 1; i < l->end; i++)
+            if (f->ops.items[i].kind == IR_STORE && f->ops.items[i].var < f->vars.len) vs[nlive++] = f->ops.items[i].var;
+        live = vs;
+    } else {
+        live = df_backedge_live(f, ff, li, l->op + 1, l->end ? l->end - 1 : 0, c->arena, &nlive);
+    }
     for (uint32_t k = 0; k < nlive; k++) {
         uint32_t v = live[k];
         const AVal *a = df_backedge(ff, li, v);
