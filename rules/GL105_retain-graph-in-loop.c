@@ -164,13 +164,26 @@ static bool shares_graph(RuleCtx *c, const IrFunc *f, uint32_t i, uint32_t j, So
     return false;
 }
 
-/* Whether backward i differentiates only graphs made before loop l: its graph did not come in
- * inside the loop's body (it came from a parameter or a value computed before it, or from nothing
- * gradleak saw) and no call its value comes from (see graph_sources) lies inside. */
+/* Whether backward i differentiates only graphs made before loop l: the loss is the loop's target,
+ * its graph did not come in inside the loop's body (it came from a parameter or a value computed
+ * before it, or from nothing gradleak saw) and no call its value comes from (see graph_sources)
+ * lies inside. */
 static bool graph_before_loop(RuleCtx *c, const IrFunc *f, uint32_t i, const IrLoop *l, SourceCtx **cache)
 {
     uint32_t ri = ir_call_receiver(f, i);
-    if (ri == IR_NONE) return false;
+    if (ri == IR_NONE || f->ops.items[ri].kind != IR_LOAD || f->ops.items[ri].var == IR_NONE) return false;
+    /* the loss is the loop's own target (`for loss in task_losses`, `for k, loss in enumerate(...)`):
+     * every store of it in the loop is the loop's next item (a loss built in the loop from leaf
+     * tensors by operators alone marks no call, but it is not this) */
+    uint32_t var = f->ops.items[ri].var;
+    for (uint32_t k = l->op + 1; k < l->end; k++) {
+        const IrOp *st = &f->ops.items[k];
+        if (st->kind != IR_STORE || st->var != var || st->a == IR_NONE) continue;
+        const IrOp *src = &f->ops.items[st->a];
+        if (src->kind == IR_UNPACK && src->a != IR_NONE) src = &f->ops.items[src->a];
+        if (src->kind == IR_UNPACK && src->a != IR_NONE) src = &f->ops.items[src->a]; /* (i, (a, b)) */
+        if (src->kind != IR_NEXT || src != &f->ops.items[l->op + 1]) return false;
+    }
     /* where its graph came in: a parameter or a value of before the loop */
     const AVal *v = &c->fx->funcs[f->index].val[ri];
     if (v->src != IR_NONE && v->src > l->op && v->src < l->end) return false;
