@@ -230,18 +230,10 @@ static bool method_accumulates(const RuleCtx *c, uint32_t t, uint32_t k, uint32_
         uint32_t var, accop, addop, at;
         bool inplace;
         /* `self.sums[idx] += v`: a sum kept in an element of an attribute */
-        const IrOp *si = &g->ops.items[i];
-        if (gf->reached[i] && si->kind == IR_SET_ITEM && si->a != IR_NONE && si->c != IR_NONE &&
-            g->ops.items[si->c].kind == IR_BINOP && g->ops.items[si->c].aux <= BIN_DIV) {
-            const IrOp *bo = &g->ops.items[si->c], *obj = &g->ops.items[si->a];
-            const IrOp *rd = bo->a != IR_NONE ? &g->ops.items[bo->a] : NULL;
-            const IrOp *rdobj = rd && rd->kind == IR_ITEM && rd->a != IR_NONE ? &g->ops.items[rd->a] : NULL;
-            if (obj->kind == IR_ATTR && obj->var != IR_NONE && rdobj && rdobj->kind == IR_ATTR && rdobj->var == obj->var &&
-                obj->a != IR_NONE && g->ops.items[obj->a].kind == IR_LOAD && g->ops.items[obj->a].var == self_var &&
-                bo->b != IR_NONE && (gf->val[bo->b].pmask & (1u << k)) && gf->val[bo->b].kind != VK_SCALAR) {
-                *at_out = i;
-                return true;
-            }
+        uint32_t added = gf->reached[i] ? ir_element_sum(g, i, self_var) : IR_NONE;
+        if (added != IR_NONE && (gf->val[added].pmask & (1u << k)) && gf->val[added].kind != VK_SCALAR) {
+            *at_out = i;
+            return true;
         }
         if (!gf->reached[i] || !accumulation(g, i, &var, &accop, &addop, &at, &inplace)) continue;
         const IrVar *v = &g->vars.items[var];

@@ -8,15 +8,6 @@
 #include "ir/dataflow_int.h"
 
 /* Is op `self.<attr>` (an attribute of method f's first parameter)? Its name, else NULL. */
-static const char *df__self_attr(const IrFunc *f, uint32_t op, uint32_t self_var)
-{
-    if (op == IR_NONE || op >= f->ops.len) return NULL;
-    const IrOp *o = &f->ops.items[op];
-    if (o->kind != IR_ATTR || o->a == IR_NONE || !o->name) return NULL;
-    const IrOp *b = &f->ops.items[o->a];
-    return b->kind == IR_LOAD && b->var == self_var ? o->name : NULL;
-}
-
 /* The tensor a view is taken of: `buf_.select(1, i)`, `buf_[i]`, `buf_.narrow(...)` -> `buf_`. */
 static uint32_t df__view_base(const IrFunc *f, uint32_t op)
 {
@@ -44,7 +35,7 @@ static const char *df__restarted_attr(const IrFunc *g, uint32_t op, uint32_t sel
         g->ops.items[q->a].var == self_var)
         return q->name;
     const char *qm = q->kind == IR_CALL ? ir_call_method(g, op) : NULL;
-    const char *qa = qm ? df__self_attr(g, ir_call_receiver(g, op), self_var) : NULL;
+    const char *qa = qm ? ir_self_attr(g, ir_call_receiver(g, op), self_var) : NULL;
     if (qa && (!strcmp(qm, "clear") || !strcmp(qm, "pop") || (resize && !strcmp(qm, "resize")))) return qa;
     return NULL;
 }
@@ -57,16 +48,15 @@ static void df__denominators(const IrModule *m, uint32_t ci, StrMap *out)
     const IrClass *c = m->classes.items[ci];
     for (uint32_t k = 0; k < c->methods.len; k++) {
         const IrFunc *g = m->funcs.items[c->methods.items[k]];
-        uint32_t self_op = ir_first_param(g);
-        if (self_op == IR_NONE) continue;
-        uint32_t self_var = g->ops.items[self_op].var;
+        uint32_t self_var = ir_first_param(g);
+        if (self_var == IR_NONE) continue;
         for (uint32_t i = 0; i < g->ops.len; i++) {
             const IrOp *o = &g->ops.items[i];
             if (o->kind != IR_BINOP || (o->aux != BIN_DIV && o->aux != BIN_FLOORDIV) || o->b == IR_NONE) continue;
-            const char *d = df__self_attr(g, o->b, self_var);
+            const char *d = ir_self_attr(g, o->b, self_var);
             const IrOp *den = &g->ops.items[o->b];
             for (uint32_t a = 0; !d && den->kind == IR_CALL && a < den->nargs; a++) /* max(self.n, 1) */
-                d = df__self_attr(g, g->args.items[den->args + a], self_var);
+                d = ir_self_attr(g, g->args.items[den->args + a], self_var);
             if (d) strmap_put(out, d, strlen(d), 1);
         }
     }
@@ -80,9 +70,8 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
     if (fi >= m->funcs.len) return;
     const IrFunc *f = m->funcs.items[fi];
     const FuncFacts *ff = &fx->funcs[fi];
-    uint32_t self_op = ir_first_param(f);
-    if (!ff->analysed || f->cls == IR_NONE || self_op == IR_NONE) return;
-    uint32_t self_var = f->ops.items[self_op].var;
+    uint32_t self_var = ir_first_param(f);
+    if (!ff->analysed || f->cls == IR_NONE || self_var == IR_NONE) return;
     /* parameters rebound in the method (`v = v.item()`) are not what reaches the member */
     uint16_t rebound = 0;
     uint32_t pvar[16]; /* the variable of parameter k */
@@ -111,7 +100,7 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
             const IrOp *v = &f->ops.items[o->b];
             const IrOp *base = &f->ops.items[o->a];
             if (base->kind != IR_LOAD || base->var != self_var || v->kind != IR_BINOP || v->b == IR_NONE) continue;
-            const char *lhs = df__self_attr(f, v->a, self_var);
+            const char *lhs = ir_self_attr(f, v->a, self_var);
             if (!lhs || !o->name || strcmp(lhs, o->name) != 0) continue;
             uint16_t pm = (uint16_t)(ff->val[v->b].pmask & ~rebound);
             if (ff->val[v->b].kind == VK_CONTAINER || ff->val[v->b].kind == VK_SCALAR) continue;
@@ -132,24 +121,19 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
         const char *into = NULL;
         uint32_t into_val = IR_NONE;
         if (o->kind == IR_SET_ITEM && o->a != IR_NONE && o->c != IR_NONE) {
-            into = df__self_attr(f, df__view_base(f, o->a), self_var);
+            into = ir_self_attr(f, df__view_base(f, o->a), self_var);
             into_val = o->c;
         } else if (o->kind == IR_CALL && ir_call_method(f, i) && o->nargs) {
             const char *mn = ir_call_method(f, i);
             if (!strcmp(mn, "copy_") || !strcmp(mn, "index_put_") || !strcmp(mn, "index_copy_") ||
                 !strcmp(mn, "masked_scatter_") || !strcmp(mn, "index_add_")) {
-                into = df__self_attr(f, df__view_base(f, ir_call_receiver(f, i)), self_var);
+                into = ir_self_attr(f, df__view_base(f, ir_call_receiver(f, i)), self_var);
                 into_val = f->args.items[o->args + o->nargs - 1];
             }
         }
         if (into && (ff->val[into_val].kind != VK_SCALAR)) {
             /* `self.sums[i] += v`: a sum kept in an element of the member, not a store */
-            const IrOp *v = &f->ops.items[into_val];
-            uint32_t added = IR_NONE;
-            if (o->kind == IR_SET_ITEM && v->kind == IR_BINOP && v->aux <= BIN_DIV && v->a != IR_NONE &&
-                f->ops.items[v->a].kind == IR_ITEM && df__self_attr(f, f->ops.items[v->a].a, self_var) &&
-                !strcmp(df__self_attr(f, f->ops.items[v->a].a, self_var), into))
-                added = v->b;
+            uint32_t added = ir_element_sum(f, i, self_var);
             uint16_t pm = (uint16_t)(ff->val[added != IR_NONE ? added : into_val].pmask & ~rebound);
             for (uint32_t k = 1; k < 9; k++)
                 if (pm & (1u << k)) {
@@ -165,7 +149,7 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
         }
         if (o->kind != IR_CALL) continue;
         const char *mname = ir_call_method(f, i);
-        const char *attr = mname ? df__self_attr(f, ir_call_receiver(f, i), self_var) : NULL;
+        const char *attr = mname ? ir_self_attr(f, ir_call_receiver(f, i), self_var) : NULL;
         if (!attr || (strcmp(mname, "append") && strcmp(mname, "extend") && strcmp(mname, "insert"))) continue;
         /* started again in the method (`items_.clear()`, `items_ = {}`): bounded per call */
         if (!resets_done) {
@@ -219,9 +203,8 @@ static bool df__attr_restarted(const IrModule *m, uint32_t ci, const char *attr)
         uint32_t gi = c->methods.items[k];
         if (gi == c->init) continue;
         const IrFunc *g = m->funcs.items[gi];
-        uint32_t self_op = ir_first_param(g);
-        if (self_op == IR_NONE) continue;
-        uint32_t self_var = g->ops.items[self_op].var;
+        uint32_t self_var = ir_first_param(g);
+        if (self_var == IR_NONE) continue;
         for (uint32_t i = 0; i < g->ops.len; i++) {
             const char *ra = df__restarted_attr(g, i, self_var, false);
             if (ra && !strcmp(ra, attr)) return true;
@@ -249,10 +232,10 @@ bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const ch
     if (out->keep_coll && coll_at != IR_NONE) {
         /* appended to an attribute another method empties: bounded by the caller's rhythm */
         const IrOp *o = &f->ops.items[coll_at];
-        uint32_t self_var = f->ops.items[ir_first_param(f)].var;
+        uint32_t self_var = ir_first_param(f);
         const char *attr = NULL;
-        if (o->kind == IR_CALL) attr = df__self_attr(f, df__view_base(f, ir_call_receiver(f, coll_at)), self_var);
-        else if (o->kind == IR_SET_ITEM) attr = df__self_attr(f, df__view_base(f, o->a), self_var);
+        if (o->kind == IR_CALL) attr = ir_self_attr(f, df__view_base(f, ir_call_receiver(f, coll_at)), self_var);
+        else if (o->kind == IR_SET_ITEM) attr = ir_self_attr(f, df__view_base(f, o->a), self_var);
         if (!attr || df__attr_restarted(m, f->cls, attr)) out->keep_coll = 0;
     }
     *name = arena_printf(m->arena, "%s#%s", c->name, f->name);

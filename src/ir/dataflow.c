@@ -124,8 +124,7 @@ static bool df__class_is_module(const IrModule *m, uint32_t ci)
 static bool df__calls_method_in_progress(const Interp *I, uint32_t ci, uint32_t mi)
 {
     const IrFunc *g = I->m->funcs.items[mi];
-    uint32_t self_op = ir_first_param(g);
-    uint32_t self_var = self_op != IR_NONE ? g->ops.items[self_op].var : IR_NONE;
+    uint32_t self_var = ir_first_param(g);
     for (uint32_t i = 0; i < g->ops.len && self_var != IR_NONE; i++) {
         const IrOp *o = &g->ops.items[i];
         if (o->kind != IR_CALL) continue;
@@ -741,8 +740,8 @@ static AVal df_call(Interp *I, uint32_t op)
             if (ao->kind == IR_ATTR && ao->a != IR_NONE) {
                 AVal base = val_of(I, ao->a);
                 const IrOp *bo = OP(I, ao->a);
-                uint32_t self_op = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
-                bool own = self_op != IR_NONE && bo->kind == IR_LOAD && bo->var == f->ops.items[self_op].var;
+                uint32_t self_var = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+                bool own = self_var != IR_NONE && bo->kind == IR_LOAD && bo->var == self_var;
                 if (!own && (base.kind == VK_MODULE || (base.flags & VF_MAYBE_MODULE))) continue;
             }
             /* Agent(net): its methods are still the class's */
@@ -1575,8 +1574,8 @@ static bool df__grad_off_decorator(const IrModule *m, uint32_t d)
 {
     const IrFunc *df = m->funcs.items[d];
     uint32_t p = ir_first_param(df);
-    if (p == IR_NONE || df->ops.items[p].var >= df->vars.len) return false;
-    const char *pname = df->vars.items[df->ops.items[p].var].name;
+    if (p == IR_NONE || p >= df->vars.len) return false;
+    const char *pname = df->vars.items[p].name;
     for (uint32_t w = d + 1; w < m->funcs.len && pname; w++) {
         const IrFunc *wf = m->funcs.items[w];
         if (wf->parent != d) continue;
@@ -1809,8 +1808,7 @@ bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok)
 {
     if (fi >= m->funcs.len) return true;
     const IrFunc *f = m->funcs.items[fi];
-    uint32_t self_var = own_state_ok && f->cls != IR_NONE && f->nparams > 0 ? f->ops.items[ir_first_param(f)].var
-                                                                             : IR_NONE;
+    uint32_t self_var = own_state_ok && f->cls != IR_NONE && f->nparams > 0 ? ir_first_param(f) : IR_NONE;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind == IR_SET_ITEM || o->kind == IR_YIELD) return true;

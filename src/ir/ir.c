@@ -1,5 +1,6 @@
 /* IR construction helpers, queries and the textual dump used by `gradleak debug ir`. */
 #include <stdio.h>
+#include <string.h>
 #include "base/strbuf.h"
 #include "ir/ir.h"
 
@@ -275,4 +276,25 @@ uint32_t ir_first_param(const IrFunc *f)
     for (uint32_t k = 0; k < f->ops.len; k++)
         if (f->ops.items[k].kind == IR_PARAM && f->ops.items[k].aux == 0) return f->ops.items[k].var;
     return IR_NONE;
+}
+
+const char *ir_self_attr(const IrFunc *f, uint32_t op, uint32_t self_var)
+{
+    if (op == IR_NONE || op >= f->ops.len) return NULL;
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind != IR_ATTR || o->a == IR_NONE || !o->name) return NULL;
+    const IrOp *b = &f->ops.items[o->a];
+    return b->kind == IR_LOAD && b->var == self_var ? o->name : NULL;
+}
+
+uint32_t ir_element_sum(const IrFunc *f, uint32_t i, uint32_t self_var)
+{
+    const IrOp *o = &f->ops.items[i];
+    if (o->kind != IR_SET_ITEM || o->a == IR_NONE || o->c == IR_NONE) return IR_NONE;
+    const IrOp *v = &f->ops.items[o->c];
+    if (v->kind != IR_BINOP || v->aux > BIN_DIV || v->a == IR_NONE || v->b == IR_NONE) return IR_NONE;
+    const IrOp *rd = &f->ops.items[v->a]; /* the element read: self.sums[k] */
+    const char *into = ir_self_attr(f, o->a, self_var);
+    const char *from = rd->kind == IR_ITEM ? ir_self_attr(f, rd->a, self_var) : NULL;
+    return into && from && !strcmp(into, from) ? v->b : IR_NONE;
 }

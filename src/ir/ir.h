@@ -170,6 +170,11 @@ bool ir_class_derives_from(const IrModule *m, uint32_t ci, const char *base);
 bool ir_func_in_module_class(const IrModule *m, const IrFunc *f);
 /* The variable of f's first parameter (a method's self), or IR_NONE when it has none. */
 uint32_t ir_first_param(const IrFunc *f);
+/* The attribute's name when op reads `self.name` (self_var: the variable of self), else NULL. */
+const char *ir_self_attr(const IrFunc *f, uint32_t op, uint32_t self_var);
+/* At op i, `self.sums[k] += v` (a write into an element of an attribute of self of that element
+ * plus, minus, times or over v): the op of v, else IR_NONE. */
+uint32_t ir_element_sum(const IrFunc *f, uint32_t i, uint32_t self_var);
 const char *ir_span_text(const IrModule *m, Span s, Arena *arena); /* source text of a span (one line) */
 void ir_dump(const IrModule *m, void (*emit)(void *ctx, const char *s), void *ctx);
 

@@ -31,9 +31,9 @@ static void df__prescan_feedback_calls(Interp *I)
         if (callee->kind == IR_ATTR) {
             /* `model.decoder(x, state)`: an attribute of a parameter (not self's: its methods) */
             const IrOp *base = callee->a != IR_NONE ? &f->ops.items[callee->a] : NULL;
-            uint32_t self_op = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+            uint32_t self_var = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
             if (!base || base->kind != IR_LOAD || base->var >= f->vars.len || !f->vars.items[base->var].is_param ||
-                (self_op != IR_NONE && base->var == f->ops.items[self_op].var))
+                (self_var != IR_NONE && base->var == self_var))
                 continue;
             /* `hidden = model.repackage_hidden(hidden)`: a method another file's class defines
              * that returns no model output is no recurrent model */
