@@ -4,7 +4,9 @@
  * Flags a model call in a loop that feeds the model's outputs back into the model (sampling,
  * generation, autoregressive evaluation) when the loop never calls `backward()` and runs without
  * `torch.no_grad()` / `torch.inference_mode()`, in the function or in a call of it in the file
- * (`with torch.no_grad(): print(sample(model))` silences the sampler, as for GL108). Not flagged
+ * (`with torch.no_grad(): print(sample(model))` silences the sampler, as for GL108). A loop is
+ * reported once, at its last call given a fed-back output: the step that makes the state the next
+ * iteration reads (`_, h = rnn(x, h)` after `prior(h[-1])` and `decode(z, h[-1])`). Not flagged
  * either: a function that returns the loop's graph to a caller of the file that trains on it (an
  * autoregressive decoder that forward() runs, a trainer's helper summing the loss of sampled
  * sub-models with the state passed from one to the next); GL101 leaves such a sum alone too.
@@ -78,6 +80,10 @@ void rule_GL104(RuleCtx *c)
         /* the file calls it under no_grad (`with torch.no_grad(): print(sample(model))`), as GL108 */
         if (ff->called_grad_off) continue;
         int fn_any = -1;
+        /* one finding per loop, at its last call fed a carried output (the recurrence step that
+         * makes the state fed back: `_, h = rnn(x, h)` after `prior(h[-1])`) */
+        uint32_t *last = gl_calloc(f->loops.len + 1, sizeof *last); /* per loop: call op + 1, or 0 */
+        uint32_t *arg = gl_calloc(f->loops.len + 1, sizeof *arg);   /* its fed-back argument */
         for (uint32_t i = 0; i < f->ops.len; i++) {
             if (!ff->reached[i] || !df_is_module_call(c->fx, f, i)) continue;
             const IrOp *o = &f->ops.items[i];
@@ -89,31 +95,40 @@ void rule_GL104(RuleCtx *c)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
                 if (l->kind != LOOP_FEEDBACK || l->has_backward || !ir_loop_contains(f, v->carried, i)) continue;
-                /* a model's own method that returns what the loop decoded, graph and all (an
-                 * autoregressive decoder that forward() uses in training): the caller trains on it */
-                if (rule_returns_graph_for_training(c, f)) continue;
-                const char *name = rule_text(c, f, a);
-                Diag *d = rule_report(c, o->span, SEV_ERROR,
-                                      "the loop at line %u feeds the model's output back into it ('%s') without "
-                                      "%s: every iteration's graph stays alive through '%s'",
-                                      rule_line(l->span), name, rule_no_grad_name(c), name);
-                d->growth = GROWTH_DEVICE;
-                d->loop_line = rule_line(l->span);
-                rule_related(c, d, l->span, "this loop never calls backward()");
-                rule_trace_value(c, d, f, "fed-back input", a, v);
-                rule_trace(c, d, "the call at line %u runs with grad enabled; the loop at line %u has no backward() "
-                           "and no optimizer step, and feeds the model's output back into it",
-                           o->span.row + 1, rule_line(l->span));
-                if (c->cxx)
-                    rule_hint(c, d, "Declare `torch::NoGradGuard no_grad;` (or `c10::InferenceMode guard;`) before "
-                                    "the loop, in the block that holds it");
-                else
-                    rule_hint(c, d, "Run the loop under `with torch.no_grad():` (or decorate the function with "
-                                    "`@torch.no_grad()`)");
-                rule_fix_wrap_loop_no_grad(c, f, v->carried, d,
-                                           may_reach_backward(c, f, l, &fn_any) ? FIX_UNSAFE : FIX_SAFE);
+                last[v->carried] = i + 1, arg[v->carried] = a;
                 break;
             }
         }
+        for (uint32_t li = 0; li < f->loops.len; li++) {
+            if (!last[li]) continue;
+            uint32_t i = last[li] - 1, a = arg[li];
+            const IrOp *o = &f->ops.items[i];
+            const AVal *v = &ff->val[a];
+            const IrLoop *l = &f->loops.items[li];
+            /* a model's own method that returns what the loop decoded, graph and all (an
+             * autoregressive decoder that forward() uses in training): the caller trains on it */
+            if (rule_returns_graph_for_training(c, f)) break;
+            const char *name = rule_text(c, f, a);
+            Diag *d = rule_report(c, o->span, SEV_ERROR,
+                                  "the loop at line %u feeds the model's output back into it ('%s') without "
+                                  "%s: every iteration's graph stays alive through '%s'",
+                                  rule_line(l->span), name, rule_no_grad_name(c), name);
+            d->growth = GROWTH_DEVICE;
+            d->loop_line = rule_line(l->span);
+            rule_related(c, d, l->span, "this loop never calls backward()");
+            rule_trace_value(c, d, f, "fed-back input", a, v);
+            rule_trace(c, d, "the call at line %u runs with grad enabled; the loop at line %u has no backward() "
+                       "and no optimizer step, and feeds the model's output back into it",
+                       o->span.row + 1, rule_line(l->span));
+            if (c->cxx)
+                rule_hint(c, d, "Declare `torch::NoGradGuard no_grad;` (or `c10::InferenceMode guard;`) before "
+                                "the loop, in the block that holds it");
+            else
+                rule_hint(c, d, "Run the loop under `with torch.no_grad():` (or decorate the function with "
+                                "`@torch.no_grad()`)");
+            rule_fix_wrap_loop_no_grad(c, f, li, d, may_reach_backward(c, f, l, &fn_any) ? FIX_UNSAFE : FIX_SAFE);
+        }
+        gl_free(last);
+        gl_free(arg);
     }
 }

@@ -33,6 +33,8 @@ def main():
         if not line.strip() or line.startswith('#'):
             continue
         parts = line.rstrip('\n').split('\t')
+        if ln == 0 and parts[:3] == ['path', 'lines', 'kind']:
+            continue  # a header row
         if len(parts) < 3:
             sys.exit(f'labels.tsv:{ln+1}: needs path, lines, kind')
         cell, lo, hi = parse_lines(parts[1])
