@@ -43,7 +43,13 @@
  * a validation forward). A call under an `if` is reported too, periodic or not (`if step % 50 ==
  * 0:` before a test-set forward: when it runs, it peaks like training); one that runs only after
  * an error (an except handler, a flag set in one) is left alone, and so is a forward before the
- * training step (a target network, a sampled action): it may feed the loss.
+ * training step (a target network, a sampled action): it may feed the loss. An output the next
+ * iteration reads before its training ends may feed that loss too, unless the next iteration binds
+ * the name again first, outside any `if` (`pred = net(x)` at the top of the step). When the model
+ * runs in a function of the file that the loop calls (`acc = score(model, X_test)`, through a few
+ * such functions), the finding is on the model call in that function, with the call in the loop
+ * beside it: one finding per such function, however many calls reach it, and one for each
+ * function the loop calls that way (a direct model call: the first only).
  *
  * ## Why is this bad?
  * `model.eval()` changes dropout and batch norm, not autograd. With grad on, every forward saves
@@ -53,8 +59,9 @@
  * Transformer encoder, and 7-17% slower. Validation passes and generation scripts run out of
  * memory with batch sizes that training handles.
  *
- * When the loop also keeps a graph-carrying value (`val_loss += loss`, `outputs.append(out)`),
- * memory grows every iteration: that is GL101/GL102 (error), and GL108 does not repeat it. A loop
+ * When the loop also keeps a graph-carrying value (`val_loss += loss`, `outputs.append(out)`,
+ * `scores[:, t] = torch.sigmoid(out)` into a tensor made before it), memory grows every iteration:
+ * that is GL101/GL102 (error), and GL108 does not repeat it. A loop
  * that feeds a graph-carrying output back into the model is GL104.
  *
  * ## Example
@@ -140,6 +147,8 @@ typedef struct Frozen {
     Array(const char *) roots;
     Array(uint32_t) funcs;
     bool done;
+    Array(uint64_t) helper_sites; /* model calls in helpers reported by the statement form (function
+                                   * << 32 | op): each once, however many callers run it */
 } Frozen;
 
 /* Whether the file freezes the object called at op: the same name frozen in the same function, an
@@ -197,6 +206,17 @@ static bool detached_at_once(const IrFunc *f, const IrLoop *l, uint32_t op)
 static bool keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t li)
 {
     if (!ff->backedge || !ff->backedge[li]) return true; /* not interpreted: say nothing */
+    /* a live value written into a tensor or container made before the loop (`preds[:, i] =
+     * torch.sigmoid(out)`): GL102's (the environment holds the container, not what it was given) */
+    for (uint32_t i = f->loops.items[li].op + 1; i < f->loops.items[li].end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_SET_ITEM || !ff->reached[i] || o->c == IR_NONE || GL_MAX(ff->val[o->c].grad, ff->val[o->c].elem) != G_LIVE)
+            continue;
+        uint32_t v = ir_root_var(f, o->a);
+        if (v == IR_NONE || v >= f->vars.len) continue;
+        const AVal *held = df_backedge(ff, li, v);
+        if (held && df_outliving_loop(f, held, li, false) == li) return true;
+    }
     /* only live values held outside a plain local or made inside the loop can keep a graph (the
      * tree of the environment finds those without a look at the scope's other variables) */
     const IrLoop *l = &f->loops.items[li];
@@ -437,9 +457,14 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
         default: break;
         }
     }
-    /* the next iteration trains on it (`out = model(x_next)` read by the next step's loss) */
+    /* the next iteration trains on it (`out = model(x_next)` read by the next step's loss), unless
+     * it binds the name again first (`pred = net(x)` at the top of the step: the new value) */
+    uint32_t depth = 0; /* of the ifs and trys in the body: a store there may not run */
     for (uint32_t i = li == IR_NONE ? end : f->loops.items[li].op + 1; i <= train_end && i < end; i++) {
         const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_IF || o->kind == IR_TRY) depth++;
+        else if ((o->kind == IR_END_IF || o->kind == IR_END_TRY) && depth) depth--;
+        else if (o->kind == IR_STORE && !depth && ir_op_loop(f, i) == li && o->var < f->vars.len) var_t[o->var] = 0;
         if (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]) return true;
     }
 #undef op_t
@@ -484,16 +509,16 @@ static void fix_wrap_statement(RuleCtx *c, const IrFunc *f, uint32_t call, uint3
     rule_fix_edits(c, d, FIX_UNSAFE, arena_printf(c->arena, "Run line %u under `%s:`", rule_line(o->span), with), edits, n);
 }
 
-/* The statement forms' candidate: the first model call after train_end in loop li's own body (or,
- * li == IR_NONE, at the function's top level; a call of the file's function that evaluates counts in
- * a loop) with grad on, not only after an error, the model not frozen, and what it computes reaching
- * no backward; IR_NONE when there is none. */
-static uint32_t first_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint32_t train_end,
-                                 uint8_t *var_t)
+/* The statement forms' candidate: the first model call from op `from` on, after train_end in loop
+ * li's own body (or, li == IR_NONE, at the function's top level; a call of the file's function that
+ * evaluates counts in a loop) with grad on, not only after an error, the model not frozen, and what
+ * it computes reaching no backward; IR_NONE when there is none. */
+static uint32_t next_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint32_t train_end,
+                                uint32_t from, uint8_t *var_t)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     uint32_t end = li == IR_NONE ? f->ops.len : f->loops.items[li].end;
-    for (uint32_t i = train_end + 1; i < end; i++) {
+    for (uint32_t i = GL_MAX(from, train_end + 1); i < end; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li || df_mode_off(o->mode)) continue;
         const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
@@ -506,6 +531,35 @@ static uint32_t first_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32
         if (model && !rule_on_error_path(c, f, i) && !model_frozen(c, fz, f, i) &&
             !result_may_be_differentiated(c, f, li, i, train_end, var_t))
             return i;
+    }
+    return IR_NONE;
+}
+
+/* The statement form's candidate `predict(model, X)`, a call of the file's function that evaluates:
+ * the model call that function runs at its top level (through a few such functions: score() calls
+ * predict()), the line a reader points at and where the decorator goes. IR_NONE when the model
+ * runs in a loop there (that loop is a finding of its own), with grad off, or is not found. *in:
+ * the function that holds it. */
+static uint32_t helper_model_call(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call, uint32_t *in)
+{
+    uint32_t t = df_is_module_call(c->fx, f, call) ? IR_NONE : df_call_target(c->m, c->fx, f, call);
+    for (int depth = 0; depth < 4 && t != IR_NONE; depth++) {
+        const IrFunc *g = c->m->funcs.items[t];
+        const FuncFacts *gf = &c->fx->funcs[t];
+        if (!gf->analysed || df_mode_off(g->base_mode)) return IR_NONE;
+        uint32_t next = IR_NONE;
+        for (uint32_t k = 0; k < g->ops.len; k++) {
+            const IrOp *o = &g->ops.items[k];
+            if (o->kind != IR_CALL || !gf->reached[k] || df_mode_off(o->mode)) continue;
+            if (df_is_module_call(c->fx, g, k)) {
+                if (ir_op_loop(g, k) != IR_NONE || model_frozen(c, fz, g, k)) return IR_NONE;
+                *in = t;
+                return k;
+            }
+            uint32_t t2 = next == IR_NONE && ir_op_loop(g, k) == IR_NONE ? df_call_target(c->m, c->fx, g, k) : IR_NONE;
+            if (t2 != IR_NONE && t2 != t && t2 != f->index && df_func_evaluates(c->fx, t2)) next = t2;
+        }
+        t = next;
     }
     return IR_NONE;
 }
@@ -529,18 +583,51 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
     const IrLoop *l = &f->loops.items[li];
     uint32_t train_end = last_training_op(c, f, li);
     if (train_end == IR_NONE) return;
-    uint32_t i = first_eval_after(c, fz, f, li, train_end, var_t);
-    if (i == IR_NONE) return; /* one per loop: the first evaluation names the place */
-    Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
-                          "'%s' runs with autograd on after the training step of the loop at line %u, and what "
-                          "it computes never reaches backward(): its forward keeps its activations for a "
-                          "backward that never comes (peak memory of training, 2-10x that of %s)",
-                          rule_text(c, f, i), rule_line(l->span), rule_no_grad_name(c));
-    d->loop_line = rule_line(l->span);
-    rule_trace(c, d, "the loop at line %u trains up to line %u; this model call comes after it, is on no error "
-               "path, and its result reaches no backward, no function that trains or keeps it, no store and "
-               "no return", rule_line(l->span), rule_line(f->ops.items[train_end].span));
-    statement_hint_fix(c, f, i, li, d);
+    /* one per loop: the first evaluation names the place; and each function of the file it calls
+     * to evaluate (`score(model, X)`, `get_cost(model, X)`), at the model call in it */
+    bool first = true;
+    for (uint32_t i = next_eval_after(c, fz, f, li, train_end, 0, var_t); i != IR_NONE;
+         i = next_eval_after(c, fz, f, li, train_end, i + 1, var_t)) {
+        uint32_t in = IR_NONE, at = helper_model_call(c, fz, f, i, &in);
+        if (at != IR_NONE) {
+            uint64_t site = (uint64_t)in << 32 | at;
+            bool seen = false;
+            for (uint32_t k = 0; k < fz->helper_sites.len && !seen; k++) seen = fz->helper_sites.items[k] == site;
+            if (seen) continue;
+            array_push(&fz->helper_sites, site);
+        } else if (!first) {
+            continue;
+        }
+        first = false;
+        const IrFunc *g = at != IR_NONE ? c->m->funcs.items[in] : f;
+        Diag *d;
+        if (at != IR_NONE) {
+            d = rule_report(c, g->ops.items[at].span, SEV_WARNING,
+                            "'%s' in '%s' runs with autograd on: '%s' (line %u) calls it after the training step of "
+                            "the loop at line %u, and what it computes never reaches backward(): its forward keeps "
+                            "its activations for a backward that never comes (peak memory of training, 2-10x that "
+                            "of %s)",
+                            rule_text(c, g, at), rule_func_name(c, g->qualname), rule_text(c, f, i),
+                            rule_line(f->ops.items[i].span), rule_line(l->span), rule_no_grad_name(c));
+            rule_related(c, d, f->ops.items[i].span, "called here, after the training step");
+            if (!c->cxx)
+                rule_hint(c, d, "Decorate '%s' with `@torch.no_grad()` when no caller trains on what it returns, or "
+                                "run the call at line %u under `with torch.no_grad():`",
+                          rule_func_name(c, g->qualname), rule_line(f->ops.items[i].span));
+        } else {
+            d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
+                            "'%s' runs with autograd on after the training step of the loop at line %u, and what "
+                            "it computes never reaches backward(): its forward keeps its activations for a "
+                            "backward that never comes (peak memory of training, 2-10x that of %s)",
+                            rule_text(c, f, i), rule_line(l->span), rule_no_grad_name(c));
+        }
+        d->loop_line = rule_line(l->span);
+        rule_trace(c, d, "the loop at line %u trains up to line %u; this model call comes after it, is on no "
+                   "error path, and its result reaches no backward, no function that trains or keeps it, no "
+                   "store and no return", rule_line(l->span), rule_line(f->ops.items[train_end].span));
+        if (at != IR_NONE && !c->cxx) fix_wrap_statement(c, f, i, li, d);
+        else statement_hint_fix(c, f, i, li, d);
+    }
 }
 
 /* The statement form in a function that makes one training step per call (`def train(epoch):` ...
@@ -553,7 +640,7 @@ static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc
     const FuncFacts *ff = &c->fx->funcs[f->index];
     if (f->index == 0 || !ff->trains) return;
     uint32_t train_end = last_training_op(c, f, IR_NONE);
-    uint32_t i = train_end == IR_NONE ? IR_NONE : first_eval_after(c, fz, f, IR_NONE, train_end, var_t);
+    uint32_t i = train_end == IR_NONE ? IR_NONE : next_eval_after(c, fz, f, IR_NONE, train_end, 0, var_t);
     if (i == IR_NONE) return; /* one per function */
     Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
                           "'%s' runs with autograd on after the training step of '%s' (line %u), and what it "
@@ -575,6 +662,7 @@ void rule_GL108(RuleCtx *c)
     memset(&fz, 0, sizeof fz);
     array_init(&fz.roots);
     array_init(&fz.funcs);
+    array_init(&fz.helper_sites);
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
@@ -657,4 +745,5 @@ void rule_GL108(RuleCtx *c)
     }
     array_free(&fz.roots);
     array_free(&fz.funcs);
+    array_free(&fz.helper_sites);
 }

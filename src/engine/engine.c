@@ -118,23 +118,35 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
             /* a method of an object of an imported class: "utils.Meter#add" */
             if (recv != IR_NONE) q = df_method_qual(fx, &ff->val[recv], ir_call_method(f, op), mbuf, sizeof mbuf);
             if (!q || !strncmp(q, "torch.", 6)) continue;
-            uint32_t k = strmap_get(&seen, q, strlen(q));
-            if (k == UINT32_MAX) {
-                ImportedCall ic = {arena_strdup(&out->arena, q), false, false, false};
-                strmap_put(&seen, q, strlen(q), k = calls.len);
-                array_push(&calls, ic);
+            /* the name, and what it is through the star imports before the last (df_ext) */
+            char alt[9][256];
+            const char *names[9] = {q};
+            uint32_t nnames = 1;
+            for (uint32_t s = m->star_imports.len - 1; s-- > 0 && nnames < 9;) {
+                const char *a = df_star_alternative(m, q, s, alt[nnames], sizeof alt[nnames]);
+                if (!a) break;
+                names[nnames++] = a;
             }
-            if (q[0] == ':' && !calls.items[k].per_step) { /* C++: called once per training step? */
-                bool per_step = ff->runs_per_step;
-                for (uint32_t l = ir_op_loop(f, op); l != IR_NONE && !per_step; l = f->loops.items[l].parent)
-                    per_step = f->loops.items[l].kind == LOOP_STEP;
-                calls.items[k].per_step = per_step;
-            }
-            for (uint32_t i = 0; i < o->nargs; i++) {
-                if (f->kw.items[o->args + i]) continue;
-                const AVal *a = &ff->val[f->args.items[o->args + i]];
-                if (GL_MAX(a->grad, a->elem) >= G_POST) calls.items[k].graph_arg = true;
-                if (a->kind == VK_MODULE || (a->flags & VF_MAYBE_MODULE)) calls.items[k].module_arg = true;
+            for (uint32_t n = 0; n < nnames; n++) {
+                const char *name = names[n];
+                uint32_t k = strmap_get(&seen, name, strlen(name));
+                if (k == UINT32_MAX) {
+                    ImportedCall ic = {arena_strdup(&out->arena, name), false, false, false};
+                    strmap_put(&seen, ic.qual, strlen(ic.qual), k = calls.len);
+                    array_push(&calls, ic);
+                }
+                if (name[0] == ':' && !calls.items[k].per_step) { /* C++: called once per training step? */
+                    bool per_step = ff->runs_per_step;
+                    for (uint32_t l = ir_op_loop(f, op); l != IR_NONE && !per_step; l = f->loops.items[l].parent)
+                        per_step = f->loops.items[l].kind == LOOP_STEP;
+                    calls.items[k].per_step = per_step;
+                }
+                for (uint32_t i = 0; i < o->nargs; i++) {
+                    if (f->kw.items[o->args + i]) continue;
+                    const AVal *a = &ff->val[f->args.items[o->args + i]];
+                    if (GL_MAX(a->grad, a->elem) >= G_POST) calls.items[k].graph_arg = true;
+                    if (a->kind == VK_MODULE || (a->flags & VF_MAYBE_MODULE)) calls.items[k].module_arg = true;
+                }
             }
         }
     }

@@ -260,18 +260,41 @@ const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, c
     return n > 0 && (size_t)n < cap ? buf : NULL;
 }
 
+const char *df_star_alternative(const IrModule *m, const char *qual, uint32_t k, char *buf, size_t cap)
+{
+    if (!qual || m->star_imports.len < 2 || k + 1 >= m->star_imports.len) return NULL;
+    const char *last = m->star_imports.items[m->star_imports.len - 1];
+    size_t n = strlen(last);
+    if (strncmp(qual, last, n) != 0 || qual[n] != '.') return NULL;
+    int w = snprintf(buf, cap, "%s%s", m->star_imports.items[k], qual + n);
+    return w > 0 && (size_t)w < cap ? buf : NULL;
+}
+
+const ExternSummary *df_ext(const Facts *fx, const char *qual)
+{
+    if (!fx->ext || !qual) return NULL;
+    const ExternSummary *s = fx->ext(fx->ext_ctx, qual);
+    char buf[512];
+    for (uint32_t k = fx->m->star_imports.len - 1, tries = 0; !s && k-- > 0 && tries++ < 8;) {
+        const char *alt = df_star_alternative(fx->m, qual, k, buf, sizeof buf);
+        if (!alt) break;
+        s = fx->ext(fx->ext_ctx, alt);
+    }
+    return s;
+}
+
 const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t op)
 {
     const IrOp *o = &f->ops.items[op];
     if (o->kind != IR_CALL || o->a == IR_NONE || !fx->ext) return NULL;
     const char *q = f->ops.items[o->a].qual;
-    if (q && q[0] == ':') return fx->ext(fx->ext_ctx, q);
-    if (q && fx->funcs[f->index].val[o->a].kind == VK_MODREF && !api_is_torch(q)) return fx->ext(fx->ext_ctx, q);
+    if (q && q[0] == ':') return df_ext(fx, q);
+    if (q && fx->funcs[f->index].val[o->a].kind == VK_MODREF && !api_is_torch(q)) return df_ext(fx, q);
     uint32_t r = ir_call_receiver(f, op);
     char buf[256];
     const char *mq = r != IR_NONE ? df_method_qual(fx, &fx->funcs[f->index].val[r], ir_call_method(f, op), buf, sizeof buf)
                                   : NULL;
-    return mq ? fx->ext(fx->ext_ctx, mq) : NULL;
+    return df_ext(fx, mq);
 }
 
 const char *df_call_extern_name(const Facts *fx, const IrFunc *f, uint32_t op, char *buf, size_t cap)

@@ -283,7 +283,7 @@ static AVal df__extern_ret(const ExternSummary *s, uint32_t op)
 static bool df__call_extern(Interp *I, uint32_t op, const char *qual, const AVal *args, uint32_t nargs,
                             AVal *out)
 {
-    const ExternSummary *s = I->fx->ext && qual ? I->fx->ext(I->fx->ext_ctx, qual) : NULL;
+    const ExternSummary *s = df_ext(I->fx, qual);
     if (!s) return false;
     AVal ret = df__extern_ret(s, op);
     AVal pos[16];
@@ -369,7 +369,7 @@ static AVal df_call(Interp *I, uint32_t op)
      * "::ns::Class::method"): its summary, the object as its first argument; without one, as any
      * method below */
     if (callee && callee->kind == IR_ATTR && callee->qual && callee->qual[0] == ':' && I->fx->ext) {
-        const ExternSummary *s = I->fx->ext(I->fx->ext_ctx, callee->qual);
+        const ExternSummary *s = df_ext(I->fx, callee->qual);
         if (s) return df__call_extern_method(I, op, s, args, nargs);
     }
     if (cv.kind == VK_CLASS) {
@@ -517,7 +517,7 @@ static AVal df_call(Interp *I, uint32_t op)
          * the name suggests a set's add or a dict's update */
         char xbuf[256];
         const char *xq = I->fx->ext ? df_method_qual(I->fx, &recv, method, xbuf, sizeof xbuf) : NULL;
-        const ExternSummary *xs = xq ? I->fx->ext(I->fx->ext_ctx, xq) : NULL;
+        const ExternSummary *xs = df_ext(I->fx, xq);
         if (xs) return df__call_extern_method(I, op, xs, args, nargs);
         if (recv.kind == VK_OPTIM || (recv.kind == VK_MODULE && (mflags & M_ZERO_GRAD))) {
             r.kind = VK_UNKNOWN;

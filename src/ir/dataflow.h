@@ -178,6 +178,13 @@ void df_method_keeps(const Facts *fx, uint32_t fi, uint8_t *acc, uint8_t *coll, 
  * imported class or of one whose class nothing names (df_method_qual), or a Python function
  * imported by name (`from utils import evaluate`); NULL when none is known. */
 const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t op);
+/* fx->ext for qual, NULL without a lookup. After several `from X import *`, a name the last star
+ * import does not define is looked up in the ones before it, last first (as Python binds them):
+ * `from utils import *; from model import *; from data import *` and model's loss function. */
+const ExternSummary *df_ext(const Facts *fx, const char *qual);
+/* The qual a call names through star import k of m instead of the last one ("model.f" for
+ * "data.f"), in buf; NULL when qual is no name of the last star import or does not fit. */
+const char *df_star_alternative(const IrModule *m, const char *qual, uint32_t k, char *buf, size_t cap);
 /* The name a message gives the callee of call op that df_call_extern resolves: "Meter::add" (C++),
  * "Meter.add" (Python); in buf. */
 const char *df_call_extern_name(const Facts *fx, const IrFunc *f, uint32_t op, char *buf, size_t cap);

@@ -12,7 +12,7 @@ static bool df__duck_method_plain(const Interp *I, const char *name)
     char buf[256];
     AVal unknown = aval(VK_UNKNOWN, G_MAY, IR_NONE);
     const char *q = df_method_qual(I->fx, &unknown, name, buf, sizeof buf);
-    const ExternSummary *s = q ? I->fx->ext(I->fx->ext_ctx, q) : NULL;
+    const ExternSummary *s = df_ext(I->fx, q);
     return s && !(s->flags & VF_MODEL_OUT) && s->grad < G_POST && s->elem < G_POST;
 }
 
