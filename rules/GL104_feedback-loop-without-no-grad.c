@@ -9,7 +9,10 @@
  * iteration reads (`_, h = rnn(x, h)` after `prior(h[-1])` and `decode(z, h[-1])`). Not flagged
  * either: a function that returns the loop's graph to a caller of the file that trains on it (an
  * autoregressive decoder that forward() runs, a trainer's helper summing the loss of sampled
- * sub-models with the state passed from one to the next); GL101 leaves such a sum alone too.
+ * sub-models with the state passed from one to the next); GL101 leaves such a sum alone too. Nor a
+ * rollout of a recurrent policy that keeps what it computes on its object for the update
+ * (`self.log_probs.append(lp)`, or a method of the class that stores what it is given): the
+ * update backpropagates through the states fed back.
  *
  * ## Why is this bad?
  * Each step's output carries its graph, and feeding it back chains every step's graph to the next:
@@ -52,6 +55,7 @@
  * - https://pytorch.org/docs/stable/generated/torch.no_grad.html
  * - https://pytorch.org/docs/stable/generated/torch.inference_mode.html
  */
+#include "ir/api.h"
 #include "rules/rule.h"
 
 /* Can anything the loop computes reach a backward? (see Fix safety) */
@@ -69,6 +73,36 @@ static bool may_reach_backward(RuleCtx *c, const IrFunc *f, const IrLoop *l, int
     if (*fn_any) return true;
     for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++)
         if (f->ops.items[i].kind == IR_SET_ATTR) return true;
+    return false;
+}
+
+/* Does loop l hand a live value to something that keeps it for a later update: a method of the
+ * file that stores what it is given on its object (`self.insert_storage(log_prob, value, h)`), or
+ * an append to an attribute of self (`self.log_probs.append(lp)`)? A recurrent policy's rollout
+ * does that: the update backpropagates through the states it fed back. */
+static bool keeps_rollout_for_update(RuleCtx *c, const IrFunc *f, const IrLoop *l)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    uint32_t self_var = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+    for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i]) continue;
+        bool live = false;
+        for (uint32_t k = 0; k < o->nargs && !live; k++) {
+            const AVal *a = &ff->val[f->args.items[o->args + k]];
+            live = GL_MAX(a->grad, a->elem) == G_LIVE;
+        }
+        if (!live) continue;
+        uint32_t r = ir_call_receiver(f, i);
+        const char *mname = ir_call_method(f, i);
+        if (self_var != IR_NONE && r != IR_NONE && mname && (api_method(mname).flags & M_MUTATES) &&
+            ir_root_var(f, r) == self_var && f->ops.items[r].kind == IR_ATTR)
+            return true;
+        uint32_t t = df_call_target(c->m, c->fx, f, i);
+        if (t != IR_NONE && t != f->index && r != IR_NONE && ir_root_var(f, r) == self_var &&
+            c->m->funcs.items[t]->cls != IR_NONE && df_func_stores_outside(c->m, t, false))
+            return true;
+    }
     return false;
 }
 
@@ -108,6 +142,7 @@ void rule_GL104(RuleCtx *c)
             /* a model's own method that returns what the loop decoded, graph and all (an
              * autoregressive decoder that forward() uses in training): the caller trains on it */
             if (rule_returns_graph_for_training(c, f)) break;
+            if (keeps_rollout_for_update(c, f, l)) continue;
             const char *name = rule_text(c, f, a);
             Diag *d = rule_report(c, o->span, SEV_ERROR,
                                   "the loop at line %u feeds the model's output back into it ('%s') without "

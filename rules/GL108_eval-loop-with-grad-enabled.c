@@ -32,8 +32,10 @@
  * the file and of the modules it names (those are read even when the file is linted alone), and
  * trusted when the nearest ones agree; an imported function or method that runs a model once per
  * call counts like the file's own, and `with f():` where the file's `f` returns `torch.no_grad()`
- * turns grad off. Not seen: a model class that only a module the file never names defines,
- * closures over the enclosing function's model, and decorators imported from other files.
+ * turns grad off. Methods of a `unittest.TestCase` are left alone: a test's forward on a toy
+ * input checks shapes, not a run's memory. Not seen: a model class that only a module the file
+ * never names defines, closures over the enclosing function's model, and decorators imported from
+ * other files.
  *
  * It also flags the statement form: in a loop that trains, a model call after the iteration's
  * last backward or optimizer step (a per-epoch forward over the whole validation set, a long
@@ -668,6 +670,8 @@ void rule_GL108(RuleCtx *c)
         const FuncFacts *ff = &c->fx->funcs[fi];
         if (!ff->analysed || ff->called_grad_off || df_mode_off(f->base_mode)) continue;
         if (GL_MAX(ff->ret.grad, ff->ret.elem) == G_LIVE) continue; /* the caller may differentiate it */
+        /* a unit test's forward on a toy input checks shapes, not the memory of a run */
+        if (f->cls != IR_NONE && ir_class_derives_from(c->m, f->cls, "TestCase")) continue;
         uint32_t grad_off_at = first_grad_disable(c, f);
         uint8_t *var_t = NULL; /* report_eval_after_training's, once per function */
         uint32_t *next_train = NULL; /* trains_after's, once per function */
