@@ -151,7 +151,11 @@ typedef struct Frozen {
     bool done;
     Array(uint64_t) helper_sites; /* model calls in helpers reported by the statement form (function
                                    * << 32 | op): each once, however many callers run it */
+    uint64_t *helper_of; /* per function of the file, lazily: its helper_model_call (function << 32 |
+                          * op), HELPER_NONE, or 0 when not yet known */
 } Frozen;
+
+#define HELPER_NONE UINT64_MAX
 
 /* Whether the file freezes the object called at op: the same name frozen in the same function, an
  * attribute of self frozen in a method of the same class, or a name frozen at module level. A
@@ -515,8 +519,19 @@ static void fix_wrap_statement(RuleCtx *c, const IrFunc *f, uint32_t call, uint3
  * li's own body (or, li == IR_NONE, at the function's top level; a call of the file's function that
  * evaluates counts in a loop) with grad on, not only after an error, the model not frozen, and what
  * it computes reaching no backward; IR_NONE when there is none. */
+static uint64_t helper_site(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call);
+
+static bool helper_seen(const Frozen *fz, uint64_t site)
+{
+    for (uint32_t k = 0; k < fz->helper_sites.len; k++)
+        if (fz->helper_sites.items[k] == site) return true;
+    return false;
+}
+
+/* helpers_only: only calls of the file's functions whose model call is not reported yet (the
+ * candidates after a loop's first: cheap to skip before the costly checks) */
 static uint32_t next_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint32_t train_end,
-                                uint32_t from, uint8_t *var_t)
+                                uint32_t from, bool helpers_only, uint8_t *var_t)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     uint32_t end = li == IR_NONE ? f->ops.len : f->loops.items[li].end;
@@ -524,11 +539,15 @@ static uint32_t next_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li || df_mode_off(o->mode)) continue;
         const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
-        bool model = callee && (callee->kind == VK_MODULE || (callee->flags & VF_MAYBE_MODULE)) &&
+        bool model = !helpers_only && callee && (callee->kind == VK_MODULE || (callee->flags & VF_MAYBE_MODULE)) &&
                      df_is_module_call(c->fx, f, i);
         if (!model && li != IR_NONE) {
             uint32_t t = df_call_target(c->m, c->fx, f, i);
             model = t != IR_NONE && t != f->index && df_func_evaluates(c->fx, t);
+            if (model && helpers_only) {
+                uint64_t site = helper_site(c, fz, f, i);
+                model = site != HELPER_NONE && !helper_seen(fz, site);
+            }
         }
         if (model && !rule_on_error_path(c, f, i) && !model_frozen(c, fz, f, i) &&
             !result_may_be_differentiated(c, f, li, i, train_end, var_t))
@@ -566,6 +585,19 @@ static uint32_t helper_model_call(RuleCtx *c, Frozen *fz, const IrFunc *f, uint3
     return IR_NONE;
 }
 
+/* helper_model_call of call's target, memoized per target (a loop may call one helper many times). */
+static uint64_t helper_site(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call)
+{
+    uint32_t t = df_is_module_call(c->fx, f, call) ? IR_NONE : df_call_target(c->m, c->fx, f, call);
+    if (t == IR_NONE) return HELPER_NONE;
+    if (!fz->helper_of) fz->helper_of = gl_calloc(c->m->funcs.len + 1, sizeof *fz->helper_of);
+    if (!fz->helper_of[t]) {
+        uint32_t in = IR_NONE, at = helper_model_call(c, fz, f, call, &in);
+        fz->helper_of[t] = at == IR_NONE ? HELPER_NONE : (uint64_t)in << 32 | at;
+    }
+    return fz->helper_of[t];
+}
+
 /* The statement forms' hint and unsafe fix (the statement under no_grad). */
 static void statement_hint_fix(RuleCtx *c, const IrFunc *f, uint32_t call, uint32_t li, Diag *d)
 {
@@ -586,21 +618,17 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
     uint32_t train_end = last_training_op(c, f, li);
     if (train_end == IR_NONE) return;
     /* one per loop: the first evaluation names the place; and each function of the file it calls
-     * to evaluate (`score(model, X)`, `get_cost(model, X)`), at the model call in it */
-    bool first = true;
-    for (uint32_t i = next_eval_after(c, fz, f, li, train_end, 0, var_t); i != IR_NONE;
-         i = next_eval_after(c, fz, f, li, train_end, i + 1, var_t)) {
-        uint32_t in = IR_NONE, at = helper_model_call(c, fz, f, i, &in);
-        if (at != IR_NONE) {
-            uint64_t site = (uint64_t)in << 32 | at;
-            bool seen = false;
-            for (uint32_t k = 0; k < fz->helper_sites.len && !seen; k++) seen = fz->helper_sites.items[k] == site;
-            if (seen) continue;
-            array_push(&fz->helper_sites, site);
-        } else if (!first) {
-            continue;
-        }
-        first = false;
+     * to evaluate (`score(model, X)`, `get_cost(model, X)`), at the model call in it (at most 16
+     * findings a loop: each candidate costs a walk of the loop's body) */
+    uint32_t reported = 0;
+    for (uint32_t i = next_eval_after(c, fz, f, li, train_end, 0, false, var_t); i != IR_NONE && reported < 16;
+         i = next_eval_after(c, fz, f, li, train_end, i + 1, true, var_t)) {
+        uint64_t site = helper_site(c, fz, f, i);
+        if (site != HELPER_NONE && helper_seen(fz, site)) continue;
+        if (site != HELPER_NONE) array_push(&fz->helper_sites, site);
+        reported++;
+        uint32_t in = site != HELPER_NONE ? (uint32_t)(site >> 32) : IR_NONE;
+        uint32_t at = site != HELPER_NONE ? (uint32_t)site : IR_NONE;
         const IrFunc *g = at != IR_NONE ? c->m->funcs.items[in] : f;
         Diag *d;
         if (at != IR_NONE) {
@@ -642,7 +670,7 @@ static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc
     const FuncFacts *ff = &c->fx->funcs[f->index];
     if (f->index == 0 || !ff->trains) return;
     uint32_t train_end = last_training_op(c, f, IR_NONE);
-    uint32_t i = train_end == IR_NONE ? IR_NONE : next_eval_after(c, fz, f, IR_NONE, train_end, 0, var_t);
+    uint32_t i = train_end == IR_NONE ? IR_NONE : next_eval_after(c, fz, f, IR_NONE, train_end, 0, false, var_t);
     if (i == IR_NONE) return; /* one per function */
     Diag *d = rule_report(c, f->ops.items[i].span, SEV_WARNING,
                           "'%s' runs with autograd on after the training step of '%s' (line %u), and what it "
@@ -750,4 +778,5 @@ void rule_GL108(RuleCtx *c)
     array_free(&fz.roots);
     array_free(&fz.funcs);
     array_free(&fz.helper_sites);
+    gl_free(fz.helper_of);
 }

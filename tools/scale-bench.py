@@ -71,6 +71,14 @@ def gen(shape, n):
         out += ["    x.cuda()  # noqa: GL101\n"] * n
     elif shape == "comprehension":
         out += ["outs_%d = [model(x.cuda()) for x in batches()]\n" % k for k in range(n)]
+    elif shape == "evalhelpers":
+        # a training loop whose body ends with many evaluations through the file's helpers (GL108's
+        # statement form looks into each helper once)
+        nh = max(1, n // 20)
+        out += ["def ev_%d(m, x):\n    return m(x).sum().item()\n\n" % h for h in range(nh)]
+        out.append("opt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor b in loader:\n"
+                   "    opt.zero_grad()\n    model(b).sum().backward()\n    opt.step()\n")
+        out += ["    a_%d = ev_%d(model, b)\n    c_%d = model(b).sum().item()\n" % (i, i % nh, i) for i in range(n // 2)]
     elif shape == "findings":
         out.append("x = torch.zeros(3)\nfor b in loader:\n")
         out += ["    x.cuda()\n"] * n
@@ -91,7 +99,7 @@ def cpu_time(argv):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,20000,40000,80000")
-    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed,distinct,comprehension,noqa")
+    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed,distinct,comprehension,evalhelpers,noqa")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--max-ratio", type=float, default=0)
     ap.add_argument("--floor", type=float, default=0.02, help="times below this count as this (noise)")
