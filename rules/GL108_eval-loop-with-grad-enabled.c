@@ -249,9 +249,12 @@ static bool keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32
             continue;
         /* a plain local that is only rebound (`comparison = torch.cat(...)` under `if i == 0:`,
          * `dev_loss = criterion(...)`) holds one iteration's graph; it keeps graphs only when each
-         * value is built from the previous one (`total = total + loss`, `x = torch.cat([x, y])`) */
+         * value is built from the previous one (`total = total + loss`, `x = torch.cat([x, y])`); a
+         * value computed in the loop from an attribute (`loss * self.weight`) is a new one */
         const IrVar *iv = &f->vars.items[v];
-        bool plain = iv->base == IR_NONE && !iv->is_global && a->kind != VK_CONTAINER && !(a->flags & VF_OUTER);
+        bool made_here = a->def != IR_NONE && ir_loop_contains(f, li, a->def) && f->ops.items[a->def].kind == IR_BINOP;
+        bool plain = iv->base == IR_NONE && !iv->is_global && a->kind != VK_CONTAINER &&
+                     (!(a->flags & VF_OUTER) || made_here);
         if (plain && !(a->def != IR_NONE && ir_loop_contains(f, li, a->def) && a->carried == li)) continue;
         return true;
     }
