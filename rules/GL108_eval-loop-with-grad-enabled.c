@@ -559,14 +559,13 @@ static uint32_t next_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_
     return IR_NONE;
 }
 
-/* The statement form's candidate `predict(model, X)`, a call of the file's function that evaluates:
- * the model call that function runs at its top level (through a few such functions: score() calls
+/* The statement form's candidate `predict(model, X)`, a call of the file's function t that
+ * evaluates: the model call t runs at its top level (through a few such functions: score() calls
  * predict()), the line a reader points at and where the decorator goes. IR_NONE when the model
  * runs in a loop there (that loop is a finding of its own), with grad off, or is not found. *in:
  * the function that holds it. */
-static uint32_t helper_model_call(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call, uint32_t *in)
+static uint32_t helper_model_call(RuleCtx *c, Frozen *fz, uint32_t t, uint32_t *in)
 {
-    uint32_t t = df_is_module_call(c->fx, f, call) ? IR_NONE : df_call_target(c->m, c->fx, f, call);
     for (int depth = 0; depth < 4 && t != IR_NONE; depth++) {
         const IrFunc *g = c->m->funcs.items[t];
         const FuncFacts *gf = &c->fx->funcs[t];
@@ -581,7 +580,7 @@ static uint32_t helper_model_call(RuleCtx *c, Frozen *fz, const IrFunc *f, uint3
                 return k;
             }
             uint32_t t2 = next == IR_NONE && ir_op_loop(g, k) == IR_NONE ? df_call_target(c->m, c->fx, g, k) : IR_NONE;
-            if (t2 != IR_NONE && t2 != t && t2 != f->index && df_func_evaluates(c->fx, t2)) next = t2;
+            if (t2 != IR_NONE && t2 != t && df_func_evaluates(c->fx, t2)) next = t2;
         }
         t = next;
     }
@@ -595,7 +594,7 @@ static uint64_t helper_site(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t ca
     if (t == IR_NONE) return HELPER_NONE;
     if (!fz->helper_of) fz->helper_of = gl_calloc(c->m->funcs.len + 1, sizeof *fz->helper_of);
     if (!fz->helper_of[t]) {
-        uint32_t in = IR_NONE, at = helper_model_call(c, fz, f, call, &in);
+        uint32_t in = IR_NONE, at = helper_model_call(c, fz, t, &in);
         fz->helper_of[t] = at == IR_NONE ? HELPER_NONE : (uint64_t)in << 32 | at;
     }
     return fz->helper_of[t];

@@ -7,7 +7,6 @@
 #include "base/strmap.h"
 #include "ir/dataflow_int.h"
 
-/* Is op `self.<attr>` (an attribute of method f's first parameter)? Its name, else NULL. */
 /* The tensor a view is taken of: `buf_.select(1, i)`, `buf_[i]`, `buf_.narrow(...)` -> `buf_`. */
 static uint32_t df__view_base(const IrFunc *f, uint32_t op)
 {
