@@ -63,8 +63,11 @@
  *
  * When the loop also keeps a graph-carrying value (`val_loss += loss`, `outputs.append(out)`,
  * `scores[:, t] = torch.sigmoid(out)` into a tensor made before it), memory grows every iteration:
- * that is GL101/GL102 (error), and GL108 does not repeat it. A loop
- * that feeds a graph-carrying output back into the model is GL104.
+ * GL101/GL102 (error) report that where it is kept, and GL108 still reports the loop, because
+ * `.item()` or `.detach()` there ends the growth but not the peak; `torch.no_grad()` fixes both.
+ * A loop that keeps values for a backward (a rollout for the update that follows, in the function,
+ * in what it calls, or in the caller it hands them to) is not an evaluation pass and is not
+ * reported. A loop that feeds a graph-carrying output back into the model is GL104.
  *
  * ## Example
  * ```python
@@ -99,6 +102,8 @@
  * - https://pytorch.org/docs/stable/generated/torch.no_grad.html
  * - https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation
  */
+#include <stdlib.h>
+
 #include "ir/api.h"
 #include "rules/rule.h"
 
@@ -209,9 +214,19 @@ static bool detached_at_once(const IrFunc *f, const IrLoop *l, uint32_t op)
 /* Whether a graph-carrying value outlives an iteration of loop li: at the back edge, a variable
  * (or attribute) made before the loop or carried around it holds a live graph. Such a loop is
  * GL101/GL102's (a leak) or feeds a later backward (a rollout kept for the update). */
-static bool keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t li)
+enum { KEEPS_NOTHING, KEEPS_IN_LOCALS, KEEPS_BEYOND };
+
+/* Whether variable v of the function, holding a, keeps it only until the function returns: a
+ * plain local bound to nothing from outside (no parameter, attribute, global, or alias of one). */
+static bool local_only(const IrFunc *f, uint32_t v, const AVal *a)
 {
-    if (!ff->backedge || !ff->backedge[li]) return true; /* not interpreted: say nothing */
+    const IrVar *iv = &f->vars.items[v];
+    return iv->base == IR_NONE && !iv->is_global && !iv->is_param && !(a->flags & VF_OUTER);
+}
+
+static int keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t li)
+{
+    int kept = KEEPS_NOTHING;
     /* a live value written into a tensor or container made before the loop (`preds[:, i] =
      * torch.sigmoid(out)`): GL102's (the environment holds the container, not what it was given) */
     for (uint32_t i = f->loops.items[li].op + 1; i < f->loops.items[li].end; i++) {
@@ -221,7 +236,10 @@ static bool keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32
         uint32_t v = ir_root_var(f, o->a);
         if (v == IR_NONE || v >= f->vars.len) continue;
         const AVal *held = df_backedge(ff, li, v);
-        if (held && df_outliving_loop(f, held, li, false) == li) return true;
+        if (held && df_outliving_loop(f, held, li, false) == li) {
+            if (!local_only(f, v, held)) return KEEPS_BEYOND;
+            kept = KEEPS_IN_LOCALS;
+        }
     }
     /* only live values held outside a plain local or made inside the loop can keep a graph (the
      * tree of the environment finds those without a look at the scope's other variables) */
@@ -256,9 +274,48 @@ static bool keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32
         bool plain = iv->base == IR_NONE && !iv->is_global && a->kind != VK_CONTAINER &&
                      (!(a->flags & VF_OUTER) || made_here);
         if (plain && !(a->def != IR_NONE && ir_loop_contains(f, li, a->def) && a->carried == li)) continue;
-        return true;
+        if (!local_only(f, v, a)) return KEEPS_BEYOND;
+        kept = KEEPS_IN_LOCALS;
     }
-    return false;
+    return kept;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Where GL101 and GL102 (which run before this rule) reported leaks in the file: the byte
+ * offsets of their findings, sorted. */
+static uint32_t *leak_offsets(RuleCtx *c, uint32_t *n)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->out->len; i++)
+        k += c->out->items[i].rule == RULE_GL101 || c->out->items[i].rule == RULE_GL102;
+    uint32_t *at = ARENA_NEW_N(c->arena, uint32_t, k ? k : 1);
+    *n = 0;
+    for (uint32_t i = 0; i < c->out->len; i++)
+        if (c->out->items[i].rule == RULE_GL101 || c->out->items[i].rule == RULE_GL102)
+            at[(*n)++] = c->out->items[i].span.start;
+    qsort(at, *n, sizeof *at, cmp_u32);
+    return at;
+}
+
+/* Whether one of those leaks lies inside loop l. A loop that keeps a graph-carrying value because
+ * it accumulates or collects it is still an evaluation pass: its forward saves activations no
+ * backward frees, and the reader who fixes the leak with `.item()` still has that peak. A loop
+ * that keeps values for the update that follows (a rollout) is neither rule's, nor this one's. */
+static bool leak_reported_in(const uint32_t *at, uint32_t n, const IrFunc *f, const IrLoop *l)
+{
+    uint32_t lo = 0, hi = n, end = l->span.end; /* (the loop's span is its header: the body's ops end it) */
+    for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++) end = GL_MAX(end, f->ops.items[i].span.end);
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (at[mid] < l->span.start) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && at[lo] < end;
 }
 
 /* Builtins that read a value and keep nothing of it. */
@@ -295,6 +352,10 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         if (df_is_env_step(c->fx, f, i)) continue; /* env.step(action): the simulator keeps no graph */
         uint32_t r = ir_call_receiver(f, i);
         if (r != IR_NONE && ff->val[r].kind == VK_TENSOR) continue;
+        /* a list of the function's own (`preds.append(out)`): what it keeps is keeps_graph's */
+        if (r != IR_NONE && ff->val[r].kind == VK_CONTAINER && f->ops.items[r].kind == IR_LOAD &&
+            f->ops.items[r].var < f->vars.len && local_only(f, f->ops.items[r].var, &ff->val[r]))
+            continue;
         uint32_t t = df_call_target(c->m, c->fx, f, i);
         if (t != IR_NONE && !df_func_stores_outside(c->m, t, false)) continue; /* loss_function(out, x): reads only */
         /* a plain function gradleak cannot see (`criterion(out, y)`, `iou(out, y)`, a module's
@@ -319,6 +380,17 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         }
     }
     return false;
+}
+
+/* Whether what loop li keeps past an iteration may serve a backward: it is held beyond the
+ * function (an attribute, a global, a caller's container) or handed to an object that may keep it,
+ * or the function itself trains. Kept only in locals of a function that trains nothing and returns
+ * no graph (a forecast collecting its predictions), it dies unused at the return. */
+static bool keeps_in_vain(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t li)
+{
+    int kept = keeps_graph(c, f, ff, li);
+    return kept == KEEPS_BEYOND || (kept == KEEPS_IN_LOCALS && (ff->trains || df_func_backprops(c->fx, f->index))) ||
+           hands_graph_away(c, f, &f->loops.items[li]);
 }
 
 /* Anything in the loop's body that can hand a value to a later backward or run one itself. */
@@ -695,6 +767,8 @@ void rule_GL108(RuleCtx *c)
     array_init(&fz.roots);
     array_init(&fz.funcs);
     array_init(&fz.helper_sites);
+    uint32_t nleaks;
+    const uint32_t *leaks = leak_offsets(c, &nleaks);
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
@@ -752,8 +826,8 @@ void rule_GL108(RuleCtx *c)
                 const ExternSummary *es = t == IR_NONE ? df_call_extern(c->fx, f, i) : NULL;
                 if (es && es->evaluates && !trains_after(c, f, li, &next_train)) call = i;
             }
-            if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || keeps_graph(c, f, ff, li) ||
-                hands_graph_away(c, f, l))
+            if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || !ff->backedge || !ff->backedge[li] ||
+                (keeps_in_vain(c, f, ff, li) && !leak_reported_in(leaks, nleaks, f, l)))
                 continue;
             if (model_frozen(c, &fz, f, call)) continue;
             const char *model = rule_text(c, f, call);

@@ -100,6 +100,8 @@ static int debug__summaries(int argc, char **argv)
                 if (s->cmask & (1u << b)) printf(", calls parameter %u", b + 1);
             if (s->flags & VF_MODEL_OUT) printf(", model output");
             if (s->flags & VF_ZERO_DIM) printf(", 0-dim");
+            if (s->trains) printf(", trains");
+            if (s->evaluates) printf(", evaluates");
             printf("\n");
         }
         lint_result_free(&res);

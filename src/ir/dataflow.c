@@ -357,8 +357,12 @@ static AVal df_call(Interp *I, uint32_t op)
         return df__call_local(I, op, cv.ref, pos, np);
     }
     /* an imported class or function given a model's parameters first (`RAdam(net.parameters())`,
-     * `Balancer(shared.parameters())` of another file): a custom optimizer */
-    if (o->qual && !api_is_torch(o->qual) && nargs && !f->kw.items[o->args] && args[0].kind == VK_CONTAINER &&
+     * `Balancer(shared.parameters())` of another file), or a callable held in a local variable
+     * (`optim_fn, kw = get_optimizer(spec)`): a custom optimizer */
+    bool local_callable = callee && callee->kind == IR_LOAD && !callee->qual && callee->var < f->vars.len &&
+                          !f->vars.items[callee->var].is_global; /* `optimizer = optim_fn(net.parameters())` */
+    if (((o->qual && !api_is_torch(o->qual)) || local_callable) && nargs && !f->kw.items[o->args] &&
+        args[0].kind == VK_CONTAINER &&
         args[0].src != IR_NONE && args[0].src < f->ops.len && OP(I, args[0].src)->kind == IR_CALL &&
         (api_method(ir_call_method(f, args[0].src)).flags & M_PARAMS)) {
         r.kind = VK_OPTIM;
