@@ -539,13 +539,15 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
         }
     }
     /* the next iteration trains on it (`out = model(x_next)` read by the next step's loss), unless
-     * it binds the name again first (`pred = net(x)` at the top of the step: the new value) */
+     * it binds the name again first (`pred = net(x)` at the top of the step, or of the inner loop
+     * of batches that reads it: the new value) */
     uint32_t depth = 0; /* of the ifs and trys in the body: a store there may not run */
     for (uint32_t i = li == IR_NONE ? end : f->loops.items[li].op + 1; i <= train_end && i < end; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind == IR_IF || o->kind == IR_TRY) depth++;
         else if ((o->kind == IR_END_IF || o->kind == IR_END_TRY) && depth) depth--;
-        else if (o->kind == IR_STORE && !depth && ir_op_loop(f, i) == li && o->var < f->vars.len) var_t[o->var] = 0;
+        else if (o->kind == IR_STORE && !depth && o->var < f->vars.len && (ir_op_loop(f, i) == li || ir_loop_contains(f, li, i)))
+            var_t[o->var] = 0; /* (also in the inner step loop, before the read there: `pred = model(xb)`) */
         if (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]) return true;
     }
 #undef op_t

@@ -319,6 +319,18 @@ static uint32_t df__extern_class(Facts *fx, const char *qual)
     return REF_EXTERN_CLASS + fx->ext_classes.len - 1;
 }
 
+/* Is callee a variable the function itself binds, to a callable of unknown origin (`optim_fn, kw =
+ * get_optimizer(spec)`; `optim_fn(...)`)? Builtins (`list(...)`) are not: nothing binds them. */
+static bool df__local_callable(const IrFunc *f, const IrOp *callee)
+{
+    if (!callee || callee->kind != IR_LOAD || callee->qual || callee->var >= f->vars.len ||
+        f->vars.items[callee->var].is_global || f->vars.items[callee->var].is_param)
+        return false;
+    for (uint32_t i = 0; i < f->ops.len; i++)
+        if (f->ops.items[i].kind == IR_STORE && f->ops.items[i].var == callee->var) return true;
+    return false;
+}
+
 static AVal df_call(Interp *I, uint32_t op)
 {
     const IrFunc *f = I->f;
@@ -359,12 +371,10 @@ static AVal df_call(Interp *I, uint32_t op)
     /* an imported class or function given a model's parameters first (`RAdam(net.parameters())`,
      * `Balancer(shared.parameters())` of another file), or a callable held in a local variable
      * (`optim_fn, kw = get_optimizer(spec)`): a custom optimizer */
-    bool local_callable = callee && callee->kind == IR_LOAD && !callee->qual && callee->var < f->vars.len &&
-                          !f->vars.items[callee->var].is_global; /* `optimizer = optim_fn(net.parameters())` */
-    if (((o->qual && !api_is_torch(o->qual)) || local_callable) && nargs && !f->kw.items[o->args] &&
-        args[0].kind == VK_CONTAINER &&
-        args[0].src != IR_NONE && args[0].src < f->ops.len && OP(I, args[0].src)->kind == IR_CALL &&
-        (api_method(ir_call_method(f, args[0].src)).flags & M_PARAMS)) {
+    if (nargs && !f->kw.items[o->args] && args[0].kind == VK_CONTAINER && args[0].src != IR_NONE &&
+        args[0].src < f->ops.len && OP(I, args[0].src)->kind == IR_CALL &&
+        (api_method(ir_call_method(f, args[0].src)).flags & M_PARAMS) &&
+        ((o->qual && !api_is_torch(o->qual)) || df__local_callable(f, callee))) {
         r.kind = VK_OPTIM;
         return r;
     }

@@ -614,8 +614,20 @@ uint32_t df_outliving_step(const Facts *fx, const IrFunc *f, const AVal *v, uint
     const IrLoop *L = &f->loops.items[l];
     const FuncFacts *ff = &fx->funcs[f->index];
     /* a rollout: a while loop or one over a range, that trains nothing itself ... */
-    if (L->parent == IR_NONE || L->has_backward || L->has_opt_step || L->has_step_call) return l;
+    if (L->has_backward || L->has_opt_step || L->has_step_call) return l;
     if (!L->is_while && (L->iter == IR_NONE || ff->val[L->iter].kind != VK_RANGE)) return l;
+    if (L->parent == IR_NONE) {
+        /* ... the function's own episode (`def train(env, policy, opt)`: a list made before the
+         * loop, filled while the environment steps, then the update): one call's rollout */
+        if (v->def == IR_NONE || v->def >= L->op || (v->flags & VF_OUTER) || f->index == 0) return l;
+        for (uint32_t op = L->end + 1; op < f->ops.len; op++) {
+            if (f->ops.items[op].kind != IR_CALL || !ff->reached[op]) continue;
+            if (df_is_backward_call(f, op) || df_is_optimizer_step(fx, f, op)) return IR_NONE;
+            uint32_t t = df_call_target(fx->m, fx, f, op);
+            if (t != IR_NONE && t != f->index && df__func_backprops(fx, t, 3)) return IR_NONE;
+        }
+        return l;
+    }
     /* ... collecting into a value the enclosing loop makes again every iteration ... */
     const IrLoop *P = &f->loops.items[L->parent];
     if (v->def == IR_NONE || !ir_loop_contains(f, L->parent, v->def) || v->carried == L->parent ||
