@@ -340,6 +340,53 @@ static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *f
     }
 }
 
+/* `self.epoch_loss += loss` in a method that runs once per training step (Lightning's
+ * training_step, a helper it calls, a method a training loop calls): the attribute lives on the
+ * object across the steps, so it keeps every step's graph, unless the method itself starts it
+ * again. */
+static void per_step_attr_sum(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t i, uint32_t var,
+                              uint32_t addop, uint32_t at)
+{
+    uint32_t self_var = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+    if (!ff->runs_per_step || self_var == IR_NONE || ir_op_loop(f, i) != IR_NONE || var >= f->vars.len ||
+        f->vars.items[var].base != self_var)
+        return;
+    const AVal *add = &ff->val[addop];
+    if (add->grad < G_POST || add->kind == VK_CONTAINER) return;
+    for (uint32_t k = 0; k < f->ops.len; k++) /* started again in the call: one step's sum */
+        if (k != i && ff->reached[k] && f->ops.items[k].kind == IR_SET_ATTR && f->ops.items[k].var == var) return;
+    const char *attr = f->vars.items[var].name;
+    const char *addtext = rule_text(c, f, addop);
+    bool hook = !strcmp(f->name, "training_step") || ff->returns_loss;
+    /* backward() frees the activations before the next step when it runs later in this call, or
+     * on the loss the step returns (the framework's, or the caller's: a helper of training_step) */
+    bool freed = hook || GL_MAX(ff->ret.grad, ff->ret.elem) == G_LIVE;
+    for (uint32_t k = i + 1; k < f->ops.len && !freed; k++) freed = ff->reached[k] && df_is_backward_call(f, k);
+    bool live = add->grad == G_LIVE && !freed;
+    Diag *d = rule_report(c, f->ops.items[at].span, live ? SEV_ERROR : SEV_WARNING,
+                          "'%s' keeps the autograd graph of every step: '%s' carries a graph and is added to "
+                          "'%s', which lives on the object while `%s` runs every training step%s; %s",
+                          attr, addtext, attr, rule_func_name(c, f->qualname),
+                          hook ? " (the framework calls it once per batch)" : "",
+                          live ? "each step's activations stay on the device"
+                               : "backward() frees the activations, but the graph's nodes pile up on the host");
+    d->growth = live ? GROWTH_DEVICE : GROWTH_HOST;
+    if (add->src != IR_NONE && add->src < f->ops.len)
+        rule_related(c, d, f->ops.items[add->src].span, "the graph comes from '%s'", rule_text(c, f, add->src));
+    bool zero = (add->flags & VF_ZERO_DIM) != 0;
+    const char *fixed = arena_printf(c->arena, "%s.%s()", addtext, zero ? "item" : "detach");
+    rule_hint(c, d, "Add '%s'", fixed);
+    rule_trace_value(c, d, f, "added value", addop, add);
+    /* unsafe: whoever reads the attribute may expect a tensor */
+    const IrOp *ao = &f->ops.items[addop];
+    if (ao->span.row == ao->span.end_row && strlen(addtext) < 60) {
+        const char *wrap = (ao->kind == IR_LOAD || ao->kind == IR_ATTR || ao->kind == IR_CALL || ao->kind == IR_ITEM)
+                               ? fixed : arena_printf(c->arena, "(%s).%s()", addtext, zero ? "item" : "detach");
+        rule_fix(c, d, FIX_UNSAFE, arena_printf(c->arena, "Replace '%s' with '%s'", addtext, wrap), ao->span.start,
+                 ao->span.end, wrap);
+    }
+}
+
 void rule_GL101(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -357,7 +404,10 @@ void rule_GL101(RuleCtx *c)
             if (acc->kind == VK_CONTAINER || add->kind == VK_CONTAINER) continue; /* GL102's */
             if (add->grad < G_POST) continue;
             uint32_t loop = df_outliving_step(c->fx, f, acc, ir_op_loop(f, i));
-            if (loop == IR_NONE) continue;
+            if (loop == IR_NONE) {
+                per_step_attr_sum(c, f, ff, i, var, addop, at);
+                continue;
+            }
             const IrLoop *l = &f->loops.items[loop];
             /* a sum over sampled models or decoding steps that the function returns to a caller of
              * the file that trains on it (as GL102 and GL104) */

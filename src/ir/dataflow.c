@@ -251,9 +251,24 @@ static AVal df__apply_summary(Interp *I, uint32_t op, const AVal *ret, const AVa
     return r;
 }
 
+/* A method with nothing in its body but a docstring, `pass`, `...` or a raise: the base class's
+ * placeholder (`@abstractmethod def set_forward_loss(self, x): pass`) for what subclasses define. */
+static bool df__stub_method(const IrFunc *g)
+{
+    if (g->cls == IR_NONE) return false;
+    for (uint32_t i = 0; i < g->ops.len; i++) {
+        const IrOp *o = &g->ops.items[i];
+        bool param_store = o->kind == IR_STORE && o->a != IR_NONE && g->ops.items[o->a].kind == IR_PARAM;
+        if (o->kind != IR_PARAM && o->kind != IR_CONST && o->kind != IR_EXPR && !param_store) return false;
+    }
+    return true;
+}
+
 static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args, uint32_t nargs)
 {
     FuncFacts *callee = &I->fx->funcs[fi];
+    /* what a subclass's override returns is not known here (not the placeholder's None) */
+    if (df__stub_method(I->m->funcs.items[fi])) return aval(VK_UNKNOWN, G_MAY, op);
     if (!callee->analysed && !callee->in_progress && I->depth < DF_MAX_CALL_DEPTH)
         df_analyse_func(I->fx, fi, I->depth + 1, args, nargs);
     if (!callee->analysed) return aval(VK_UNKNOWN, G_MAY, op);
@@ -980,6 +995,25 @@ static AVal df_load(Interp *I, uint32_t op)
         FuncFacts *tf = &I->fx->funcs[0];
         /* the module's variable of that name (stores are to plain variables, one slot per name) */
         uint32_t slot = strmap_get(&top->var_index, var->name, strlen(var->name));
+        /* (before the module is analysed, `__init__` first: a name the module binds once to a class
+         * or function it defines is that class or function) */
+        if (!tf->analysed && slot != UINT32_MAX) {
+            const IrOp *def = NULL;
+            uint32_t nstores = 0;
+            for (uint32_t i = 0; i < top->ops.len && nstores < 2; i++) {
+                const IrOp *t = &top->ops.items[i];
+                if (t->kind != IR_STORE || t->var != slot) continue;
+                nstores++;
+                def = t->a != IR_NONE && top->ops.items[t->a].kind == IR_DEFINE ? &top->ops.items[t->a] : NULL;
+            }
+            if (nstores == 1 && def) {
+                bool cls = def->name && !strcmp(def->name, "class");
+                AVal r = aval(cls ? VK_CLASS : VK_FUNC, G_NONE, IR_NONE);
+                r.ref = cls ? IR_NONE - 1 - def->aux : def->aux;
+                r.flags = VF_OUTER;
+                return r;
+            }
+        }
         for (uint32_t i = 0; i < top->ops.len && tf->val && slot != UINT32_MAX; i++) {
             const IrOp *t = &top->ops.items[i];
             if (t->kind == IR_STORE && t->var == slot && tf->reached[i]) {
