@@ -115,8 +115,11 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
             const char *q = f->ops.items[o->a].qual;
             char mbuf[256];
             uint32_t recv = q ? IR_NONE : ir_call_receiver(f, op);
-            /* a method of an object of an imported class: "utils.Meter#add" */
+            /* a method of an object of an imported class: "utils.Meter#add"; calling the object
+             * runs its forward (`criterion(out, y)`): "utils.DiceLoss#forward" */
             if (recv != IR_NONE) q = df_method_qual(fx, &ff->val[recv], ir_call_method(f, op), mbuf, sizeof mbuf);
+            else if (!q && ff->val[o->a].kind == VK_OBJECT && REF_IS_EXTERN(ff->val[o->a].ref))
+                q = df_method_qual(fx, &ff->val[o->a], "forward", mbuf, sizeof mbuf);
             if (!q || !strncmp(q, "torch.", 6)) continue;
             /* the name, and what it is through the star imports before the last (df_ext) */
             char alt[9][256];

@@ -34,7 +34,7 @@ static void put_summary(StrBuf *b, const ExternSummary *s)
     put_u32(b, s->kind), put_u32(b, s->grad), put_u32(b, s->elem), put_u32(b, s->nparams);
     put_u32(b, s->flags), put_u32(b, s->pmask), put_u32(b, s->cmask);
     put_u32(b, s->keep_acc), put_u32(b, s->keep_coll), put_u32(b, s->trains), put_u32(b, s->evaluates);
-    put_u32(b, s->ret_tuple), put_u32(b, s->ret_plain), put_u32(b, s->ret_weak);
+    put_u32(b, s->ret_tuple), put_u32(b, s->ret_plain), put_u32(b, s->ret_weak), put_u32(b, s->ret_zero);
 }
 
 void lint_result_encode(StrBuf *out, const LintResult *r)
@@ -173,6 +173,7 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
         e->summary.ret_tuple = (uint8_t)get_small(&r, 0xff);
         e->summary.ret_plain = (uint16_t)get_small(&r, 0xffff);
         e->summary.ret_weak = (uint16_t)get_small(&r, 0xffff);
+        e->summary.ret_zero = (uint16_t)get_small(&r, 0xffff);
     }
     out->n_calls = get_count(&r, 8);
     out->calls = ARENA_NEW_N(arena, ImportedCall, out->n_calls ? out->n_calls : 1);

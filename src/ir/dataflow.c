@@ -191,6 +191,23 @@ static bool df__scalar_like(const AVal *v)
            !(v->flags & (VF_MODEL_OUT | VF_BATCH | VF_SHAPE | VF_PIECES));
 }
 
+/* What the forward of the file's Module class ci returns, for its callers: a 0-dim tensor
+ * (*zero), computed from the arguments alone, with no submodule or parameter of its own on the
+ * way (*loss: a loss module written by hand, `class DiceLoss(nn.Module)`). */
+static void df__local_forward(Interp *I, uint32_t ci, bool *zero, bool *loss)
+{
+    *zero = *loss = false;
+    if (ci >= I->m->classes.len) return;
+    uint32_t fwd = I->m->classes.items[ci]->forward;
+    if (fwd == IR_NONE || fwd >= I->m->funcs.len) return;
+    FuncFacts *ff = &I->fx->funcs[fwd];
+    if (!ff->analysed && !ff->in_progress && I->depth < DF_MAX_CALL_DEPTH)
+        df_analyse_func(I->fx, fwd, I->depth + 1, NULL, 0);
+    if (!ff->analysed || (ff->ret.flags & VF_UNSET) || ff->ret.kind == VK_CONTAINER) return;
+    *zero = (ff->ret.flags & VF_ZERO_DIM) != 0;
+    *loss = *zero && !(ff->ret.flags & VF_MODEL_OUT) && ff->ret.grad != G_LIVE;
+}
+
 /* A module call: the result carries a live graph unless grad is off. */
 static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t max_arg)
 {
@@ -200,6 +217,14 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
     r.flags = VF_MODEL_OUT;
     if (callee->flags & VF_FROZEN) r.grad = max_arg; /* no parameter requires grad */
     if (callee->kind == VK_OBJECT && REF_IS_WRAPPER(callee->ref)) r.grad = G_MAY; /* agent(obs) */
+    bool zero = false, loss = false;
+    if (callee->kind == VK_MODULE && callee->ref != IR_NONE && !(callee->flags & VF_LOSSMOD))
+        df__local_forward(I, callee->ref, &zero, &loss);
+    if (zero) r.flags |= VF_ZERO_DIM;
+    if (loss) {
+        r.grad = max_arg; /* a loss of the file: its inputs' graph */
+        r.flags &= (uint16_t)~VF_MODEL_OUT;
+    }
     if (callee->flags & VF_LOSSMOD) {
         if (!(callee->flags & VF_NOREDUCE)) r.flags |= VF_ZERO_DIM;
         r.grad = max_arg; /* loss modules have no parameters: they pass their inputs' graph on */
@@ -792,6 +817,15 @@ static AVal df_call(Interp *I, uint32_t op)
     }
     r.carried = arg_carried;
     if (off) r.grad = G_NONE, r.cmask = 0;
+    /* an object of another file's Module class whose forward returns a 0-dim tensor computed from
+     * its arguments (`criterion = CrossEntropyLoss2d()` of utils): a loss */
+    if (cv.kind == VK_OBJECT && REF_IS_EXTERN(cv.ref) && I->fx->ext) {
+        char fbuf[256];
+        const ExternSummary *fs = df_ext(I->fx, df_method_qual(I->fx, &cv, "forward", fbuf, sizeof fbuf));
+        if (fs && (fs->flags & VF_ZERO_DIM) && !(fs->flags & VF_MODEL_OUT) && fs->grad != G_LIVE &&
+            fs->kind != VK_CONTAINER)
+            r.flags |= VF_ZERO_DIM;
+    }
     return r;
 }
 
@@ -836,7 +870,11 @@ static bool df__zero_dim_tuple_element(Interp *I, uint32_t op, uint32_t k)
 {
     if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 16) return false;
     uint32_t t = df_call_target(I->m, I->fx, I->f, op);
-    if (t == IR_NONE || t == I->f->index) return false;
+    if (t == IR_NONE) { /* a function or method of another file of the run: its summary */
+        const ExternSummary *es = df_call_extern(I->fx, I->f, op);
+        return es && es->ret_tuple && es->ret_tuple != 0xff && k < es->ret_tuple && (es->ret_zero >> k & 1);
+    }
+    if (t == I->f->index) return false;
     const FuncFacts *cf = &I->fx->funcs[t];
     return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_zero >> k & 1);
 }
@@ -1050,6 +1088,29 @@ static bool df__store_reaches_backward(const Interp *I, uint32_t op, uint32_t va
     return false;
 }
 
+/* `loss = loss_l + loss_c` differentiated by `loss.backward()`: an elementwise result has the
+ * larger shape of its operands, so a 0-dim sum is made of 0-dim tensors (or numbers): the variables
+ * added, subtracted, multiplied or divided into it are 0-dim too (`loss_l.data[0]` later). */
+static void df__zero_dim_operands(Interp *I, uint32_t vop)
+{
+    uint32_t stack[8], n = 0;
+    if (vop != IR_NONE && vop < I->f->ops.len) stack[n++] = vop;
+    while (n) {
+        const IrOp *o = OP(I, stack[--n]);
+        if (o->kind == IR_BINOP && o->aux <= BIN_DIV) {
+            if (o->a != IR_NONE && n < 8) stack[n++] = o->a;
+            if (o->b != IR_NONE && n < 8) stack[n++] = o->b;
+        } else if (o->kind == IR_LOAD && !o->qual && o->var != IR_NONE && o->var < I->nvars) {
+            AVal a = env_get(I, o->var);
+            if ((a.flags & VF_UNSET) || (a.kind != VK_TENSOR && a.kind != VK_UNKNOWN) || (a.flags & VF_ZERO_DIM))
+                continue;
+            a.flags |= VF_ZERO_DIM;
+            if (a.kind == VK_UNKNOWN) a.kind = VK_TENSOR;
+            env_set(I, o->var, a);
+        }
+    }
+}
+
 static void df_store(Interp *I, uint32_t op, uint32_t var, AVal v)
 {
     if (var == IR_NONE) return;
@@ -1058,6 +1119,7 @@ static void df_store(Interp *I, uint32_t op, uint32_t var, AVal v)
         if (v.grad < G_LIVE && v.kind != VK_SCALAR) v.grad = G_LIVE;
         v.flags |= VF_ZERO_DIM;
         if (v.kind == VK_UNKNOWN) v.kind = VK_TENSOR;
+        if (op != IR_NONE && op < I->f->ops.len && OP(I, op)->kind == IR_STORE) df__zero_dim_operands(I, OP(I, op)->a);
     }
     if (I->module_vars[var] && (v.kind == VK_UNKNOWN || v.kind == VK_OBJECT)) {
         v.flags |= VF_MAYBE_MODULE;
@@ -1808,6 +1870,7 @@ void df_summary_of(const Facts *fx, uint32_t fi, ExternSummary *out)
     out->ret_tuple = ff->ret_tuple;
     out->ret_plain = ff->ret_plain;
     out->ret_weak = ff->ret_weak;
+    out->ret_zero = ff->ret_tuple && ff->ret_tuple != 0xff ? ff->ret_zero : 0;
 }
 
 uint32_t df_closure_def(const Facts *fx, const IrFunc *f, const char *name)

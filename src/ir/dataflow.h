@@ -127,6 +127,8 @@ typedef struct ExternSummary {
     uint8_t ret_tuple; /* FuncFacts.ret_tuple, ret_plain, ret_weak: which elements of the tuple it
                         * returns carry no graph (`return action.numpy(), hidden`) */
     uint16_t ret_plain, ret_weak;
+    uint16_t ret_zero; /* FuncFacts.ret_zero: the tuple's elements that are 0-dim tensors (`return
+                        * loss, recon, kl` of means) */
 } ExternSummary;
 
 /* Finds the summary of an imported function by the dotted name the call resolved to ("utils.f";
