@@ -393,6 +393,107 @@ static bool keeps_in_vain(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint
            hands_graph_away(c, f, &f->loops.items[li]);
 }
 
+/* The shared epoch loop (`def iteration(self, loader, train=True)`): every backward and
+ * optimizer step of loop li runs only under `if <flag>:`, flag a parameter of the function, and
+ * the file calls the function with that parameter False. Those calls run the loop as an
+ * evaluation pass with grad on. Gives the flag's variable (IR_NONE when not that shape) and, in
+ * *caller, the op of such a call in function *caller_fn. */
+static uint32_t flag_guarded_training(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t *caller_fn, uint32_t *caller)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t flag = IR_NONE, stack[32], depth = 0, trained = 0;
+    bool in_else[32] = {false};
+    for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_IF) {
+            if (depth == 32) return IR_NONE;
+            in_else[depth] = false, stack[depth++] = i;
+            continue;
+        }
+        if (o->kind == IR_ELSE && depth) in_else[depth - 1] = true;
+        if (o->kind == IR_END_IF && depth) depth--;
+        if (o->kind != IR_CALL || !ff->reached[i]) continue;
+        bool trains = df_is_backward_call(f, i) || df_is_optimizer_step(c->fx, f, i);
+        uint32_t t = trains ? IR_NONE : df_call_target(c->m, c->fx, f, i);
+        if (!trains && !(t != IR_NONE && t != f->index && c->fx->funcs[t].trains)) continue;
+        /* the nearest `if <parameter>:` around it, on its true side */
+        uint32_t guard = IR_NONE;
+        for (uint32_t k = depth; k-- > 0 && guard == IR_NONE;) {
+            const IrOp *cond = f->ops.items[stack[k]].a != IR_NONE ? &f->ops.items[f->ops.items[stack[k]].a] : NULL;
+            if (!in_else[k] && cond && cond->kind == IR_LOAD && cond->var < f->vars.len && f->vars.items[cond->var].is_param &&
+                cond->var != ir_first_param(f))
+                guard = cond->var;
+        }
+        if (guard == IR_NONE || (flag != IR_NONE && guard != flag)) return IR_NONE;
+        flag = guard, trained++;
+    }
+    if (flag == IR_NONE || !trained) return IR_NONE;
+    /* the parameter's position, and a call of the function in the file that passes False there */
+    uint32_t pos = IR_NONE;
+    for (uint32_t i = 0; i < f->ops.len && pos == IR_NONE; i++)
+        if (f->ops.items[i].kind == IR_PARAM && f->ops.items[i].var == flag) pos = f->ops.items[i].aux;
+    if (pos == IR_NONE) return IR_NONE;
+    const char *name = f->vars.items[flag].name;
+    bool method = f->cls != IR_NONE;
+    for (uint32_t gi = 0; gi < c->m->funcs.len; gi++) {
+        const IrFunc *g = c->m->funcs.items[gi];
+        const FuncFacts *gf = &c->fx->funcs[gi];
+        if (!gf->analysed || gi == f->index) continue;
+        for (uint32_t i = 0; i < g->ops.len; i++) {
+            const IrOp *o = &g->ops.items[i];
+            if (o->kind != IR_CALL || !gf->reached[i] || df_mode_off(o->mode) ||
+                df_call_target(c->m, c->fx, g, i) != f->index)
+                continue;
+            uint32_t np = 0; /* positional arguments so far (a method's self is not one) */
+            for (uint32_t k = 0; k < o->nargs; k++) {
+                const char *kw = g->kw.items[o->args + k];
+                const IrOp *a = &g->ops.items[g->args.items[o->args + k]];
+                bool here = kw ? !strcmp(kw, name) : np + (method ? 1 : 0) == pos;
+                if (!kw) np++;
+                if (here && a->kind == IR_CONST && a->name && !strcmp(a->name, "False")) {
+                    *caller_fn = gi, *caller = i;
+                    return flag;
+                }
+            }
+        }
+    }
+    return IR_NONE;
+}
+
+/* The conditional form: a loop that trains only under `if <flag>:`, run with the flag False by a
+ * call of the file (flag_guarded_training). Reported at the loop's first model call. */
+static void report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t caller_fn = IR_NONE, caller = IR_NONE;
+    uint32_t flag = flag_guarded_training(c, f, li, &caller_fn, &caller);
+    if (flag == IR_NONE) return;
+    uint32_t call = IR_NONE;
+    for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
+        if (ff->reached[i] && !df_mode_off(f->ops.items[i].mode) && df_is_module_call(c->fx, f, i) &&
+            !model_frozen(c, fz, f, i))
+            call = i;
+    if (call == IR_NONE) return;
+    const char *fname = f->vars.items[flag].name;
+    const IrFunc *g = c->m->funcs.items[caller_fn];
+    Diag *d = rule_report(c, f->ops.items[call].span, SEV_WARNING,
+                          "with '%s' False (the call at line %u), the loop at line %u runs '%s' with autograd on and "
+                          "never calls backward(): every iteration's forward keeps its activations for a backward "
+                          "that never comes (peak memory of training, 2-10x that of %s)",
+                          fname, rule_line(g->ops.items[caller].span), rule_line(l->span), rule_text(c, f, call),
+                          rule_no_grad_name(c));
+    d->loop_line = rule_line(l->span);
+    rule_related(c, d, g->ops.items[caller].span, "called with '%s' False: the loop evaluates", fname);
+    rule_related(c, d, l->span, "backward() runs only when '%s' is true", fname);
+    rule_trace(c, d, "every backward and optimizer step of the loop at line %u is under `if %s:`, a parameter of "
+               "'%s' that line %u passes as False", rule_line(l->span), fname, rule_func_name(c, f->qualname),
+               rule_line(g->ops.items[caller].span));
+    rule_hint(c, d, "Run the loop under `with torch.set_grad_enabled(%s):`; model.eval() does not turn autograd off", fname);
+    rule_fix_wrap_loop(c, f, li, d, FIX_UNSAFE, arena_printf(c->arena, "set_grad_enabled(%s)", fname));
+}
+
 /* Anything in the loop's body that can hand a value to a later backward or run one itself. */
 static bool loop_trains_or_yields(const IrFunc *f, const IrLoop *l)
 {
@@ -796,6 +897,10 @@ void rule_GL108(RuleCtx *c)
              * length, a loop nested in a training loop) outside a Module: what it computes is
              * checked below, whatever the kind says */
             bool seq = l->kind == LOOP_SEQUENCE && !l->in_module_method && !ff->in_forward;
+            if (l->kind == LOOP_STEP && grad_off_at == IR_NONE && (l->has_backward || l->has_opt_step || l->has_step_call)) {
+                report_flag_evaluation(c, &fz, f, li);
+                continue;
+            }
             if ((l->kind != LOOP_STEP && !seq && l->kind != LOOP_UNKNOWN) || loop_trains_or_yields(f, l)) continue;
             /* the model runs in the loop itself, or in a function of the file the loop calls */
             uint32_t call = IR_NONE;

@@ -64,6 +64,8 @@ bool rule_fix_wrap(RuleCtx *c, uint32_t start, uint32_t end, const char *header,
 /* Offers the fix that wraps loop `loop` of f in `with torch.no_grad():` (GL104, GL108), with the
  * given safety; nothing in C++ or when the file has no torch name or the lines cannot be re-indented. */
 void rule_fix_wrap_loop_no_grad(RuleCtx *c, const IrFunc *f, uint32_t loop, Diag *d, FixSafety safety);
+/* The same, under `with torch.<ctx>:` (ctx "set_grad_enabled(train)"). */
+void rule_fix_wrap_loop(RuleCtx *c, const IrFunc *f, uint32_t loop, Diag *d, FixSafety safety, const char *ctx);
 /* The bytes [*start, *end) that remove keyword argument `kw=value` from call (with its comma), where
  * value is the op of the argument's value; false when the source does not have that plain shape. */
 bool rule_kwarg_removal(RuleCtx *c, const IrFunc *f, uint32_t call, uint32_t value, uint32_t *start, uint32_t *end);

@@ -381,12 +381,17 @@ const char *rule_torch_name(RuleCtx *c)
 
 void rule_fix_wrap_loop_no_grad(RuleCtx *c, const IrFunc *f, uint32_t loop, Diag *d, FixSafety safety)
 {
+    rule_fix_wrap_loop(c, f, loop, d, safety, "no_grad()");
+}
+
+void rule_fix_wrap_loop(RuleCtx *c, const IrFunc *f, uint32_t loop, Diag *d, FixSafety safety, const char *ctx)
+{
     const IrLoop *l = &f->loops.items[loop];
     const char *torch = rule_torch_name(c);
     if (c->cxx || !torch || l->end == IR_NONE || l->end >= f->ops.len) return;
     Edit *edits;
     uint32_t n;
-    const char *with = arena_printf(c->arena, "with %s.no_grad()", torch);
+    const char *with = arena_printf(c->arena, "with %s.%s", torch, ctx);
     uint32_t start = l->span.start, end = f->ops.items[l->end].span.end;
     if (l->is_comp) {
         /* a comprehension: the statement that holds it (`rows = [net(b) for b in loader]`, a return) */
