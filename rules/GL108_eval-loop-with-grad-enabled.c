@@ -158,6 +158,9 @@ typedef struct Frozen {
                                    * << 32 | op): each once, however many callers run it */
     uint64_t *helper_of; /* per function of the file, lazily: its helper_model_call (function << 32 |
                           * op), HELPER_NONE, or 0 when not yet known */
+    uint64_t *call_head, *call_next; /* built on first use: the reached calls of each function of the
+                                      * file (function << 32 | op + 1, linked per callee; 0 ends) */
+    uint32_t *call_base;             /* call_next's index of each function's op 0 */
 } Frozen;
 
 #define HELPER_NONE UINT64_MAX
@@ -398,7 +401,8 @@ static bool keeps_in_vain(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint
  * the file calls the function with that parameter False. Those calls run the loop as an
  * evaluation pass with grad on. Gives the flag's variable (IR_NONE when not that shape) and, in
  * *caller, the op of such a call in function *caller_fn. */
-static uint32_t flag_guarded_training(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t *caller_fn, uint32_t *caller)
+static uint32_t flag_guarded_training(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint32_t *caller_fn,
+                                      uint32_t *caller)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrLoop *l = &f->loops.items[li];
@@ -436,25 +440,41 @@ static uint32_t flag_guarded_training(RuleCtx *c, const IrFunc *f, uint32_t li, 
     if (pos == IR_NONE) return IR_NONE;
     const char *name = f->vars.items[flag].name;
     bool method = f->cls != IR_NONE;
-    for (uint32_t gi = 0; gi < c->m->funcs.len; gi++) {
+    if (!fz->call_head) { /* one pass over the file's calls, not one per loop */
+        uint32_t total = 0;
+        for (uint32_t gi = 0; gi < c->m->funcs.len; gi++) total += c->m->funcs.items[gi]->ops.len;
+        fz->call_head = gl_calloc(c->m->funcs.len + 1, sizeof *fz->call_head);
+        fz->call_next = gl_calloc(total + 1, sizeof *fz->call_next);
+        uint32_t base = 0;
+        for (uint32_t gi = 0; gi < c->m->funcs.len; gi++) {
+            const IrFunc *g = c->m->funcs.items[gi];
+            const FuncFacts *gf = &c->fx->funcs[gi];
+            for (uint32_t i = 0; gf->analysed && i < g->ops.len; i++) {
+                if (g->ops.items[i].kind != IR_CALL || !gf->reached[i] || df_mode_off(g->ops.items[i].mode)) continue;
+                uint32_t t = df_call_target(c->m, c->fx, g, i);
+                if (t == IR_NONE || t == gi || t >= c->m->funcs.len) continue;
+                fz->call_next[base + i] = fz->call_head[t];
+                fz->call_head[t] = (uint64_t)gi << 32 | (i + 1);
+            }
+            base += g->ops.len;
+        }
+        fz->call_base = gl_calloc(c->m->funcs.len + 1, sizeof *fz->call_base);
+        for (uint32_t gi = 0, b = 0; gi < c->m->funcs.len; b += c->m->funcs.items[gi]->ops.len, gi++) fz->call_base[gi] = b;
+    }
+    for (uint64_t e = fz->call_head[f->index]; e; ) {
+        uint32_t gi = (uint32_t)(e >> 32), i = (uint32_t)e - 1;
+        e = fz->call_next[fz->call_base[gi] + i];
         const IrFunc *g = c->m->funcs.items[gi];
-        const FuncFacts *gf = &c->fx->funcs[gi];
-        if (!gf->analysed || gi == f->index) continue;
-        for (uint32_t i = 0; i < g->ops.len; i++) {
-            const IrOp *o = &g->ops.items[i];
-            if (o->kind != IR_CALL || !gf->reached[i] || df_mode_off(o->mode) ||
-                df_call_target(c->m, c->fx, g, i) != f->index)
-                continue;
-            uint32_t np = 0; /* positional arguments so far (a method's self is not one) */
-            for (uint32_t k = 0; k < o->nargs; k++) {
-                const char *kw = g->kw.items[o->args + k];
-                const IrOp *a = &g->ops.items[g->args.items[o->args + k]];
-                bool here = kw ? !strcmp(kw, name) : np + (method ? 1 : 0) == pos;
-                if (!kw) np++;
-                if (here && a->kind == IR_CONST && a->name && !strcmp(a->name, "False")) {
-                    *caller_fn = gi, *caller = i;
-                    return flag;
-                }
+        const IrOp *o = &g->ops.items[i];
+        uint32_t np = 0; /* positional arguments so far (a method's self is not one) */
+        for (uint32_t k = 0; k < o->nargs; k++) {
+            const char *kw = g->kw.items[o->args + k];
+            const IrOp *a = &g->ops.items[g->args.items[o->args + k]];
+            bool here = kw ? !strcmp(kw, name) : np + (method ? 1 : 0) == pos;
+            if (!kw) np++;
+            if (here && a->kind == IR_CONST && a->name && !strcmp(a->name, "False")) {
+                *caller_fn = gi, *caller = i;
+                return flag;
             }
         }
     }
@@ -468,7 +488,7 @@ static void report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrLoop *l = &f->loops.items[li];
     uint32_t caller_fn = IR_NONE, caller = IR_NONE;
-    uint32_t flag = flag_guarded_training(c, f, li, &caller_fn, &caller);
+    uint32_t flag = flag_guarded_training(c, fz, f, li, &caller_fn, &caller);
     if (flag == IR_NONE) return;
     uint32_t call = IR_NONE;
     for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
@@ -962,4 +982,7 @@ void rule_GL108(RuleCtx *c)
     array_free(&fz.funcs);
     array_free(&fz.helper_sites);
     gl_free(fz.helper_of);
+    gl_free(fz.call_head);
+    gl_free(fz.call_next);
+    gl_free(fz.call_base);
 }

@@ -65,12 +65,13 @@ def main():
     if os.path.exists(dpath):
         for line in open(dpath):
             cur = None
-            for m in re.finditer(r'([\w./+-]+\.(?:py|ipynb|cpp|cc|h))|(?:c(\d+):)?(\d+)', line):
+            for m in re.finditer(r'([\w./+-]+\.(?:py|ipynb|cpp|cc|h))|(?:c(\d+):)?(\d+)(?:-(\d+))?', line):
                 if m.group(1):
                     cur = m.group(1)
-                elif cur:
-                    doubts.append(dict(path=cur, cell=int(m.group(2)) if m.group(2) else None, lo=int(m.group(3)),
-                                       hi=int(m.group(3))))
+                elif cur:  # a line, or a range of lines ("103-107")
+                    lo = int(m.group(3))
+                    hi = int(m.group(4)) if m.group(4) and 0 <= int(m.group(4)) - lo <= 50 else lo
+                    doubts.append(dict(path=cur, cell=int(m.group(2)) if m.group(2) else None, lo=lo, hi=hi))
     def doubtful(f):
         fn = os.path.relpath(os.path.join(root, f['filename']), root)
         for d in doubts:
