@@ -79,6 +79,16 @@ def gen(shape, n):
         out.append("opt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor b in loader:\n"
                    "    opt.zero_grad()\n    model(b).sum().backward()\n    opt.step()\n")
         out += ["    a_%d = ev_%d(model, b)\n    c_%d = model(b).sum().item()\n" % (i, i % nh, i) for i in range(n // 2)]
+    elif shape == "sharedloops":
+        # GL108's shared-loop form and the leaks it looks up: many functions whose loop trains only
+        # under `if train:`, each called with train=False, and evaluation loops that also leak
+        nf = max(1, n // 12)
+        out.append("opt = torch.optim.SGD(model.parameters(), lr=0.1)\n")
+        out += ["def ep_%d(loader, train=True):\n    for b in loader:\n        out = model(b)\n"
+                "        if train:\n            out.sum().backward()\n            opt.step()\n"
+                "    outs_%d = []\n    for b in loader:\n        outs_%d.append(model(b))\n    return len(outs_%d)\n\n"
+                % (k, k, k, k) for k in range(nf)]
+        out += ["ep_%d(loader, False)\n" % k for k in range(nf)]
     elif shape == "findings":
         out.append("x = torch.zeros(3)\nfor b in loader:\n")
         out += ["    x.cuda()\n"] * n
@@ -99,7 +109,7 @@ def cpu_time(argv):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,20000,40000,80000")
-    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed,distinct,comprehension,evalhelpers,noqa")
+    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed,distinct,comprehension,evalhelpers,sharedloops,noqa")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--max-ratio", type=float, default=0)
     ap.add_argument("--floor", type=float, default=0.02, help="times below this count as this (noise)")
