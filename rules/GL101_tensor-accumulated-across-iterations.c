@@ -13,7 +13,16 @@
  * imported from one: `from utils import AverageMeter`) is followed through that file's summary of
  * the method (cross-file summaries). A sum started again by every iteration of an enclosing loop
  * that then runs the update (a rollout's entropy bonus, over a range or a while loop that trains
- * nothing itself) is bounded by one update and not flagged.
+ * nothing itself), or made by a function before its episode loop that the update follows in the
+ * same call, is bounded by one update and not flagged.
+ *
+ * In a method that runs once per training step (Lightning's `training_step`, a helper it calls, a
+ * method a training loop calls), `self.epoch_loss += loss` is the same hazard without a loop in
+ * sight: the attribute lives on the object across the steps, unless the method itself starts it
+ * again. When the step's loss is differentiated after the method returns (the framework's
+ * backward, or the caller's), the activations are freed and the graph's nodes pile up on the host
+ * (a warning); otherwise the activations stay on the device. The unsafe fix adds `.item()` (a
+ * 0-dim value) or `.detach()`.
  *
  * ## Why is this bad?
  * The sum is a tensor whose graph links every iteration's graph: nothing is ever freed. When the

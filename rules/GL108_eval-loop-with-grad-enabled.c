@@ -47,11 +47,21 @@
  * an error (an except handler, a flag set in one) is left alone, and so is a forward before the
  * training step (a target network, a sampled action): it may feed the loss. An output the next
  * iteration reads before its training ends may feed that loss too, unless the next iteration binds
- * the name again first, outside any `if` (`pred = net(x)` at the top of the step). When the model
+ * the name again first, outside any `if` (`pred = net(x)` at the top of the step, or of the inner
+ * loop of batches before its backward reads it). When the model
  * runs in a function of the file that the loop calls (`acc = score(model, X_test)`, through a few
  * such functions), the finding is on the model call in that function, with the call in the loop
  * beside it: one finding per such function, however many calls reach it, and one for each
  * function the loop calls that way (a direct model call: the first only).
+ *
+ * And the shared-loop form: one epoch loop for training and evaluation (`def run_epoch(self,
+ * loader, train=True)`), whose every backward and optimizer step runs under `if train:` (a
+ * parameter of the function), when a call in the file passes that parameter as `False` without
+ * `no_grad` around it: that call runs the loop as an evaluation pass with grad on. The finding is
+ * on the loop's first model call; the unsafe fix runs the loop under
+ * `torch.set_grad_enabled(train)`, which keeps training as it was. A loop under
+ * `torch.set_grad_enabled(train)` already, and a function only ever called with the flag on, are
+ * left alone.
  *
  * ## Why is this bad?
  * `model.eval()` changes dropout and batch norm, not autograd. With grad on, every forward saves

@@ -2,10 +2,18 @@
  *
  * ## What it does
  * Flags `x[0]` and `x.data[0]` where `x` is a 0-dim tensor: the result of a loss function or
- * loss module (`nn.BCELoss()(p, y)` too), a full reduction (`.sum()`, `.mean()` without a dim), or
- * a tensor `.backward()` is called on without arguments; and sums and products of these with each
- * other, Python numbers or config values (`loss * cfg.TRAIN.LAMBDA`), also where another path
- * leaves None instead (`loss = None` when a batch has no target).
+ * loss module (`nn.BCELoss()(p, y)` too), a full reduction (`.sum()`, `.mean()`, `torch.max(x)`
+ * without a dim), or a tensor `.backward()` is called on without arguments; and sums and products
+ * of these with each other, Python numbers or config values (`loss * cfg.TRAIN.LAMBDA`), also
+ * where another path leaves None instead (`loss = None` when a batch has no target). The terms of
+ * a sum that `.backward()` is called on are 0-dim too (`loss = loss_l + loss_c`: an elementwise
+ * result is as large as its largest operand). So are calls of a Module class of the file or of
+ * another file whose forward returns a 0-dim value computed from its arguments (a loss written by
+ * hand), what a function of the file or of another file returns when it returns one, and the
+ * 0-dim elements of a tuple such a function returns (`loss, bce, kld = vae_terms(...)`); a
+ * method the base class only declares (`pass`) returns whatever its overrides return. Not seen:
+ * expressions inside slices (`t[:, :torch.max(n).data[0]]`), and 1-element tensors of shape (1,)
+ * that `.backward()` also accepts (their terms are taken as 0-dim).
  *
  * ## Why is this bad?
  * Before PyTorch 0.4 losses were 1-element vectors and `loss.data[0]` read the value. Since 0.5
