@@ -293,6 +293,28 @@ static int keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_
     return kept;
 }
 
+/* Whether loop l hands a graph-carrying value to an object or container the caller passed in
+ * (`storage.record(logits, logp)`, `buffer.append(x)` with `storage`, `buffer` parameters, not
+ * self): a rollout filling the caller's buffer for its update, even where that buffer is reported
+ * as never emptied. */
+static bool hands_to_caller(RuleCtx *c, const IrFunc *f, const IrLoop *l)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    uint32_t self_var = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+    for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i]) continue;
+        uint32_t r = ir_call_receiver(f, i);
+        uint32_t v = r != IR_NONE ? ir_root_var(f, r) : IR_NONE;
+        if (v == IR_NONE || v >= f->vars.len || !f->vars.items[v].is_param || v == self_var) continue;
+        for (uint32_t k = 0; k < o->nargs; k++) {
+            const AVal *a = &ff->val[f->args.items[o->args + k]];
+            if (GL_MAX(a->grad, a->elem) == G_LIVE) return true;
+        }
+    }
+    return false;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -964,7 +986,7 @@ void rule_GL108(RuleCtx *c)
                 if (es && es->evaluates && !trains_after(c, f, li, &next_train)) call = i;
             }
             if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || !ff->backedge || !ff->backedge[li] ||
-                (keeps_in_vain(c, f, ff, li) && !leak_reported_in(leaks, nleaks, f, l)))
+                (keeps_in_vain(c, f, ff, li) && (!leak_reported_in(leaks, nleaks, f, l) || hands_to_caller(c, f, l))))
                 continue;
             if (model_frozen(c, &fz, f, call)) continue;
             const char *model = rule_text(c, f, call);
