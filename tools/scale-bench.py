@@ -89,6 +89,12 @@ def gen(shape, n):
                 "    outs_%d = []\n    for b in loader:\n        outs_%d.append(model(b))\n    return len(outs_%d)\n\n"
                 % (k, k, k, k) for k in range(nf)]
         out += ["ep_%d(loader, False)\n" % k for k in range(nf)]
+    elif shape == "classes":
+        # many classes whose __init__ builds modules of classes the file defines (names of the module
+        # body looked up before the module is analysed)
+        out.append("class Block(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n")
+        out += ["class Net_%d(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.a = Block()\n        self.b = Block()\n\n" % k for k in range(n // 6)]
     elif shape == "findings":
         out.append("x = torch.zeros(3)\nfor b in loader:\n")
         out += ["    x.cuda()\n"] * n
@@ -109,7 +115,7 @@ def cpu_time(argv):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,20000,40000,80000")
-    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed,distinct,comprehension,evalhelpers,sharedloops,noqa")
+    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed,distinct,comprehension,evalhelpers,sharedloops,classes,noqa")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--max-ratio", type=float, default=0)
     ap.add_argument("--floor", type=float, default=0.02, help="times below this count as this (noise)")

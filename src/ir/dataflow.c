@@ -1035,16 +1035,23 @@ static AVal df_load(Interp *I, uint32_t op)
         uint32_t slot = strmap_get(&top->var_index, var->name, strlen(var->name));
         /* (before the module is analysed, `__init__` first: a name the module binds once to a class
          * or function it defines is that class or function) */
-        if (!tf->analysed && slot != UINT32_MAX) {
-            const IrOp *def = NULL;
-            uint32_t nstores = 0;
-            for (uint32_t i = 0; i < top->ops.len && nstores < 2; i++) {
-                const IrOp *t = &top->ops.items[i];
-                if (t->kind != IR_STORE || t->var != slot) continue;
-                nstores++;
-                def = t->a != IR_NONE && top->ops.items[t->a].kind == IR_DEFINE ? &top->ops.items[t->a] : NULL;
+        if (!tf->analysed && slot != UINT32_MAX && slot < top->vars.len) {
+            if (!I->fx->top_defs) { /* one pass over the module body, not one per load */
+                uint32_t *d = ARENA_NEW_N(I->m->arena, uint32_t, top->vars.len + 1);
+                uint8_t *seen = gl_calloc(top->vars.len + 1, 1);
+                for (uint32_t v = 0; v < top->vars.len; v++) d[v] = IR_NONE;
+                for (uint32_t i = 0; i < top->ops.len; i++) {
+                    const IrOp *t = &top->ops.items[i];
+                    if (t->kind != IR_STORE || t->var >= top->vars.len) continue;
+                    bool define = t->a != IR_NONE && top->ops.items[t->a].kind == IR_DEFINE;
+                    d[t->var] = !seen[t->var] && define ? t->a : IR_NONE;
+                    seen[t->var] = 1;
+                }
+                gl_free(seen);
+                I->fx->top_defs = d;
             }
-            if (nstores == 1 && def) {
+            const IrOp *def = I->fx->top_defs[slot] != IR_NONE ? &top->ops.items[I->fx->top_defs[slot]] : NULL;
+            if (def) {
                 bool cls = def->name && !strcmp(def->name, "class");
                 AVal r = aval(cls ? VK_CLASS : VK_FUNC, G_NONE, IR_NONE);
                 r.ref = cls ? IR_NONE - 1 - def->aux : def->aux;
@@ -1817,6 +1824,7 @@ void df_analyse(const IrModule *m, Facts *out)
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
     strmap_init(&out->nested_defs);
     out->cxx = false;
+    out->top_defs = NULL;
     for (uint32_t i = 1; i < m->funcs.len && !out->cxx; i++) out->cxx = m->funcs.items[i]->cxx_key != NULL;
     for (uint32_t i = 1; i < m->funcs.len; i++) {
         const IrFunc *g = m->funcs.items[i];

@@ -150,6 +150,9 @@ typedef struct Facts {
     uint8_t *backprops; /* [function]: 0 not asked yet, 1 no, 2 it (or what it calls) runs a backward
                          * or an optimizer step somewhere (loops.c, df__func_backprops) */
     StrMap nested_defs; /* "<enclosing function>:<name>" -> a function defined inside another one */
+    uint32_t *top_defs; /* [variable of the module body], built on first use: the DEFINE op of the
+                         * class or function the module binds that name to, when it binds it once;
+                         * IR_NONE otherwise (in m->arena) */
     bool cxx;           /* the module was lowered from C++ (some function has a cxx_key) */
 } Facts;
 

@@ -19,7 +19,7 @@ case $GRADLEAK in
     */valgrind/*) echo "note: scale/* skipped under valgrind (timing)"; exit 0 ;;
 esac
 nfail=0
-for shape in toplevel function nested longbody findings clean mixed distinct comprehension evalhelpers sharedloops noqa; do
+for shape in toplevel function nested longbody findings clean mixed distinct comprehension evalhelpers sharedloops classes noqa; do
     # a quadratic term with a small constant shows only from 20,000 (noqa comments against findings)
     sizes=5000,10000,20000
     [ $shape = noqa ] && sizes=10000,20000,40000
