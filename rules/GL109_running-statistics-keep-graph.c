@@ -22,7 +22,10 @@
  * `.item()`, values that do not depend on the input (step counters, sizes, statistics of a buffer
  * or a constant), the running statistics of torch's own batch norm (`nn.BatchNorm*`,
  * `F.batch_norm(x, running_mean, running_var, ...)` update them under no_grad), a plain overwrite
- * that does not read the previous value (`self.last = x.mean(0)`: bounded, one call's graph), and an
+ * that does not read the previous value (`self.last = x.mean(0)`: bounded, one call's graph), a
+ * state that every forward() starts again before it accumulates (a decoder's attention weights,
+ * zeroed by forward or by a method of the class it calls outside its loops, unconditionally; moving
+ * the old value to another device is no new start), and an
  * average of the module's own parameters that involves no input (`self.slow = d * self.slow +
  * (1 - d) * self.lin.weight`: parameters are leaves, so the chain holds autograd nodes but no
  * activation). A state that forward passes back into a model call (`self.hidden` of an RNN) is
@@ -721,6 +724,57 @@ static void rs__report(RsFile *rf, const IrFunc *f, const MethodCtx *mc, const u
 /* The update sites of one method: stores and in-place writes of self.<attr> that chain to the
  * previous call's value and take the input's graph. */
 /* Reports the updates of method f (counts them only, when dry). */
+/* Does method g store a fresh, graph-free value into self.<attr> outside its loops (`self.cum =
+ * memory.new_zeros(b, t)`)? */
+static bool rs__starts_attr(RuleCtx *c, const IrFunc *g, const char *attr)
+{
+    const FuncFacts *gf = &c->fx->funcs[g->index];
+    uint32_t depth = 0; /* of ifs and trys: a store there may not run */
+    for (uint32_t op = 0; op < g->ops.len; op++) {
+        const IrOp *o = &g->ops.items[op];
+        if (o->kind == IR_IF || o->kind == IR_TRY) depth++;
+        else if ((o->kind == IR_END_IF || o->kind == IR_END_TRY) && depth) depth--;
+        if (o->kind != IR_SET_ATTR || depth || !gf->reached[op] || ir_op_loop(g, op) != IR_NONE || o->b == IR_NONE)
+            continue;
+        const char *a = rs__self_attr(c, g, op);
+        if (!a || strcmp(a, attr) != 0 || GL_MAX(gf->val[o->b].grad, gf->val[o->b].elem) != G_NONE) continue;
+        /* a new value, not the old one moved (`self.avg = self.avg.to(x.device)`) */
+        bool reads_old = false;
+        Span vs = g->ops.items[o->b].span; /* the value's expression */
+        for (uint32_t k = op; k-- > 0 && !reads_old;) {
+            const IrOp *r = &g->ops.items[k];
+            if (k < o->b && (r->span.start < vs.start || r->span.end > vs.end)) break;
+            const char *ra = r->kind == IR_ATTR ? rs__self_attr(c, g, k) : NULL;
+            reads_old = ra && !strcmp(ra, attr);
+        }
+        if (!reads_old) return true;
+    }
+    return false;
+}
+
+/* Does every forward() call start self.<attr> again, itself or through a method of the class it
+ * calls outside its loops (a decoder's initialize_decoder_states(): the attention state a decode
+ * step then accumulates)? Then what the update chains is one call's steps, not every call's. */
+static bool rs__started_each_call(RuleCtx *c, uint32_t cls, const char *attr)
+{
+    const IrClass *C = c->m->classes.items[cls];
+    if (C->forward == IR_NONE || C->forward >= c->m->funcs.len) return false;
+    const IrFunc *fwd = c->m->funcs.items[C->forward];
+    const FuncFacts *ff = &c->fx->funcs[C->forward];
+    if (!ff->analysed) return false;
+    if (rs__starts_attr(c, fwd, attr)) return true;
+    for (uint32_t op = 0; op < fwd->ops.len; op++) {
+        const IrOp *o = &fwd->ops.items[op];
+        if (o->kind != IR_CALL || !ff->reached[op] || ir_op_loop(fwd, op) != IR_NONE) continue;
+        const char *m = ir_call_method(fwd, op);
+        if (!m || !rs__is_self(c, fwd, ir_call_receiver(fwd, op))) continue;
+        uint32_t g = ir_class_method(c->m, cls, m);
+        if (g != IR_NONE && g != C->forward && c->fx->funcs[g].analysed && rs__starts_attr(c, c->m->funcs.items[g], attr))
+            return true;
+    }
+    return false;
+}
+
 static uint32_t rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc, bool dry)
 {
     uint32_t found = 0;
@@ -772,7 +826,7 @@ static uint32_t rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc, boo
         } else {
             continue;
         }
-        if (rs__gl103_owns(c, f->cls, u.attr)) continue;
+        if (rs__gl103_owns(c, f->cls, u.attr) || rs__started_each_call(c, f->cls, u.attr)) continue;
         found++;
         if (dry) continue;
         if (!out) out = rs__output_ops(rf, f);
