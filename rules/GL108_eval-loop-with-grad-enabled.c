@@ -19,7 +19,10 @@
  * comprehension, the statement that holds it).
  *
  * What counts as running a model: a call of a module, a method of another file's class that runs
- * one (`critic.classify(x)`, `net.nll(x, y)`), and a method of the file that runs one and trains
+ * one (`critic.classify(x)`, `net.nll(x, y)`), in a Module's own method (`evaluate(self, dev)`) a
+ * method of the class that no forward() reaches and that runs the class's submodules (a model
+ * that is a container of an encoder and a decoder: `self.encode_and_decode(batch)`), and a method
+ * of the file that runs one and trains
  * nothing (an agent's `select_action(state)`, even when it keeps the step's log-prob on the agent
  * for a later update, unless something trains after the loop in the same iteration). Handing the
  * policy's action to an environment (`env.step(action)`) keeps nothing of it. Grad is off in a

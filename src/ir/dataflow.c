@@ -1820,6 +1820,8 @@ void df_analyse(const IrModule *m, Facts *out)
     array_init(&out->ext_classes);
     out->backprops = ARENA_NEW_N(m->arena, uint8_t, m->funcs.len ? m->funcs.len : 1);
     memset(out->backprops, 0, m->funcs.len ? m->funcs.len : 1);
+    out->runs_subs = ARENA_NEW_N(m->arena, uint8_t, m->funcs.len ? m->funcs.len : 1);
+    memset(out->runs_subs, 0, m->funcs.len ? m->funcs.len : 1);
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
     strmap_init(&out->nested_defs);

@@ -149,6 +149,8 @@ typedef struct Facts {
     Array(const char *) ext_classes; /* imported classes whose objects the file makes (REF_EXTERN_CLASS) */
     uint8_t *backprops; /* [function]: 0 not asked yet, 1 no, 2 it (or what it calls) runs a backward
                          * or an optimizer step somewhere (loops.c, df__func_backprops) */
+    uint8_t *runs_subs; /* [function]: 0 not asked yet, 1 no, 2 a method that runs its class's
+                         * submodules outside any forward (loops.c, df__loop_runs_own_model) */
     StrMap nested_defs; /* "<enclosing function>:<name>" -> a function defined inside another one */
     uint32_t *top_defs; /* [variable of the module body], built on first use: the DEFINE op of the
                          * class or function the module binds that name to, when it binds it once;

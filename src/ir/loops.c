@@ -302,6 +302,26 @@ static bool df__loop_runs_own_model(const IrModule *m, const Facts *fx, const Ir
         uint32_t gself = ir_first_param(g);
         for (uint32_t k = 0; k < g->ops.len; k++)
             if (df__calls_own_model(g, k, gself)) return true;
+        /* a method no forward() reaches that runs the class's submodules itself (a model that is a
+         * container of an encoder and a decoder: `self.encode_and_decode(batch)`): the whole model */
+        const FuncFacts *gf = &fx->funcs[t];
+        if (gf->in_forward || !gf->analysed || gself == IR_NONE) continue;
+        if (fx->runs_subs && fx->runs_subs[t]) { /* asked by an earlier loop */
+            if (fx->runs_subs[t] == 2) return true;
+            continue;
+        }
+        bool subs = false;
+        for (uint32_t k = 0; k < g->ops.len && !subs; k++) {
+            if (!gf->reached[k] || g->ops.items[k].kind != IR_CALL || !df_is_module_call(fx, g, k)) continue;
+            uint32_t callee = g->ops.items[k].a;
+            if (callee == IR_NONE || g->ops.items[callee].kind != IR_ATTR) continue;
+            uint32_t v = ir_root_var(g, callee); /* self.encoder, self.decoder.forward: down to self */
+            for (int guard = 0; v != IR_NONE && v < g->vars.len && g->vars.items[v].base != IR_NONE && guard < 8; guard++)
+                v = g->vars.items[v].base;
+            subs = v == gself;
+        }
+        if (fx->runs_subs) fx->runs_subs[t] = subs ? 2 : 1;
+        if (subs) return true;
     }
     return false;
 }
