@@ -227,9 +227,8 @@ static bool detached_at_once(const IrFunc *f, const IrLoop *l, uint32_t op)
     return detached >= nv;
 }
 
-/* Whether a graph-carrying value outlives an iteration of loop li: at the back edge, a variable
- * (or attribute) made before the loop or carried around it holds a live graph. Such a loop is
- * GL101/GL102's (a leak) or feeds a later backward (a rollout kept for the update). */
+/* What keeps_graph found: nothing kept past an iteration, values kept only in locals of the
+ * function, or values kept beyond it. */
 enum { KEEPS_NOTHING, KEEPS_IN_LOCALS, KEEPS_BEYOND };
 
 /* Whether variable v of the function, holding a, keeps it only until the function returns: a
@@ -240,6 +239,10 @@ static bool local_only(const IrFunc *f, uint32_t v, const AVal *a)
     return iv->base == IR_NONE && !iv->is_global && !iv->is_param && !(a->flags & VF_OUTER);
 }
 
+/* Whether a graph-carrying value outlives an iteration of loop li: at the back edge, a variable
+ * (or attribute) made before the loop or carried around it holds a live graph. Such a loop leaks
+ * (GL101/GL102) or feeds a later backward (a rollout kept for the update). KEEPS_BEYOND when some
+ * such value is held outside the function's own locals (an attribute, a global, a parameter). */
 static int keeps_graph(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t li)
 {
     int kept = KEEPS_NOTHING;
@@ -424,7 +427,7 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
  * function (an attribute, a global, a caller's container) or handed to an object that may keep it,
  * or the function itself trains. Kept only in locals of a function that trains nothing and returns
  * no graph (a forecast collecting its predictions), it dies unused at the return. */
-static bool keeps_in_vain(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t li)
+static bool keeps_for_backward(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t li)
 {
     int kept = keeps_graph(c, f, ff, li);
     return kept == KEEPS_BEYOND || (kept == KEEPS_IN_LOCALS && (ff->trains || df_func_backprops(c->fx, f->index))) ||
@@ -989,7 +992,7 @@ void rule_GL108(RuleCtx *c)
                 if (es && es->evaluates && !trains_after(c, f, li, &next_train)) call = i;
             }
             if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || !ff->backedge || !ff->backedge[li] ||
-                (keeps_in_vain(c, f, ff, li) && (!leak_reported_in(leaks, nleaks, f, l) || hands_to_caller(c, f, l))))
+                (keeps_for_backward(c, f, ff, li) && (!leak_reported_in(leaks, nleaks, f, l) || hands_to_caller(c, f, l))))
                 continue;
             if (model_frozen(c, &fz, f, call)) continue;
             const char *model = rule_text(c, f, call);
