@@ -490,6 +490,37 @@ static void object_collections(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
     }
 }
 
+/* Two keys that name the same slot: one variable, or one literal. */
+static bool same_key(const IrFunc *f, uint32_t a, uint32_t b)
+{
+    const IrOp *x = &f->ops.items[a], *y = &f->ops.items[b];
+    if (x->kind != y->kind) return false;
+    if (x->kind == IR_LOAD) return x->var == y->var;
+    return x->kind == IR_CONST && x->name && y->name && !strcmp(x->name, y->name);
+}
+
+/* `out, states[k] = model(x, states[k])`: the store at `at` writes the slot that its loop handed to
+ * a call earlier in the iteration. The slot is replaced by the state the call returns, and the
+ * container gains no item; whether the states chain is a recurrent state's question. */
+static bool replaces_slot_it_passed(const IrFunc *f, uint32_t at)
+{
+    const IrOp *s = &f->ops.items[at];
+    uint32_t li = ir_op_loop(f, at);
+    if (li == IR_NONE || f->ops.items[s->a].kind != IR_LOAD || s->b == IR_NONE) return false;
+    uint32_t var = f->ops.items[s->a].var;
+    for (uint32_t k = f->loops.items[li].op + 1; k < at; k++) {
+        const IrOp *o = &f->ops.items[k];
+        if (o->kind != IR_CALL) continue;
+        for (uint32_t j = 0; j < o->nargs; j++) {
+            const IrOp *g = &f->ops.items[f->args.items[o->args + j]];
+            if (g->kind == IR_ITEM && g->a != IR_NONE && g->b != IR_NONE && f->ops.items[g->a].kind == IR_LOAD &&
+                f->ops.items[g->a].var == var && same_key(f, g->b, s->b))
+                return true;
+        }
+    }
+    return false;
+}
+
 void rule_GL102(RuleCtx *c)
 {
     Emptied em = {IR_NONE, NULL, NULL};
@@ -530,6 +561,7 @@ void rule_GL102(RuleCtx *c)
                     continue;
                 }
                 if (cv->kind != VK_CONTAINER && cv->kind != VK_UNKNOWN) continue;
+                if (replaces_slot_it_passed(f, i)) continue;
                 /* `stats[k] += v`: the element already held is the container's (reported where its
                  * graph came in); only v can bring a new one */
                 uint32_t val = o->c;
