@@ -115,9 +115,12 @@ void rule_GL104(RuleCtx *c)
         if (ff->called_grad_off) continue;
         int fn_any = -1;
         /* one finding per loop, at its last call fed a carried output (the recurrence step that
-         * makes the state fed back: `_, h = rnn(x, h)` after `prior(h[-1])`) */
+         * makes the state fed back: `_, h = rnn(x, h)` after `prior(h[-1])`); better, the last fed
+         * the state itself, as the iteration found it, than one fed what this iteration computed
+         * from the state (`generator(dec_out)` after `dec_out, state = decoder(tok, state)`) */
         uint32_t *last = gl_calloc(f->loops.len + 1, sizeof *last); /* per loop: call op + 1, or 0 */
         uint32_t *arg = gl_calloc(f->loops.len + 1, sizeof *arg);   /* its fed-back argument */
+        uint8_t *as_found = gl_calloc(f->loops.len + 1, 1);          /* that argument is the state */
         for (uint32_t i = 0; i < f->ops.len; i++) {
             if (!ff->reached[i] || !df_is_module_call(c->fx, f, i)) continue;
             const IrOp *o = &f->ops.items[i];
@@ -129,7 +132,9 @@ void rule_GL104(RuleCtx *c)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
                 if (l->kind != LOOP_FEEDBACK || l->has_backward || !ir_loop_contains(f, v->carried, i)) continue;
-                last[v->carried] = i + 1, arg[v->carried] = a;
+                bool found = v->def == IR_NONE || v->def == l->op || !ir_loop_contains(f, v->carried, v->def);
+                if (found || !as_found[v->carried]) last[v->carried] = i + 1, arg[v->carried] = a;
+                as_found[v->carried] |= found;
                 break;
             }
         }
@@ -165,5 +170,6 @@ void rule_GL104(RuleCtx *c)
         }
         gl_free(last);
         gl_free(arg);
+        gl_free(as_found);
     }
 }

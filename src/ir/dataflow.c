@@ -246,13 +246,16 @@ static AVal df__apply_summary(Interp *I, uint32_t op, const AVal *ret, const AVa
         /* the result (or what it holds: `return h, c`) is derived from the parameters: pass the
          * arguments' state through */
         uint8_t g = G_NONE;
+        uint32_t src = IR_NONE; /* where the graph passed through was made: not this call */
         for (uint32_t i = 0; i < nargs && i < 16; i++)
             if (r.pmask & (1u << i)) {
+                if (grad_of_arg(&args[i]) > g) src = args[i].src;
                 g = GL_MAX(g, grad_of_arg(&args[i]));
                 r.flags |= args[i].flags & (VF_MODEL_OUT | VF_ZERO_DIM);
                 if (args[i].carried != IR_NONE) r.carried = args[i].carried;
             }
         if (via_grad) r.grad = g;
+        if (via_grad && r.src == IR_NONE && g == G_LIVE) r.src = src;
         if (via_elem || (via_grad && r.kind == VK_CONTAINER)) r.elem = g;
     }
     /* the callee calls a parameter the caller passes a module for: a model output */
@@ -284,7 +287,8 @@ static bool df__stub_method(const IrFunc *g)
     for (uint32_t i = 0; i < g->ops.len; i++) {
         const IrOp *o = &g->ops.items[i];
         bool param_store = o->kind == IR_STORE && o->a != IR_NONE && g->ops.items[o->a].kind == IR_PARAM;
-        if (o->kind != IR_PARAM && o->kind != IR_CONST && o->kind != IR_EXPR && !param_store) return false;
+        if (o->kind != IR_PARAM && o->kind != IR_CONST && o->kind != IR_EXPR && o->kind != IR_RAISE && !param_store)
+            return false;
     }
     return true;
 }
@@ -906,7 +910,7 @@ static void df__optim_hint(const Interp *I, uint32_t var, AVal *v)
 /* Is self.<attr> a module in class ci: does some method of the class call a module-only method on
  * it (self.netG.parameters() where the optimizer is built, self.netG.eval())? A trainer builds its
  * networks in one method (a factory in another file) and runs them in the others. */
-static bool df__class_module_attr(Interp *I, uint32_t ci, const char *attr)
+bool df_class_module_attr(Interp *I, uint32_t ci, const char *attr)
 {
     if (ci == IR_NONE || ci >= I->m->classes.len || !attr) return false;
     ClassFacts *cf = &I->fx->classes[ci];
@@ -950,7 +954,7 @@ static AVal df_attr(Interp *I, uint32_t op)
     if (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT || placeholder) {
         AVal base = val_of(I, o->a);
         class_module = (base.kind == VK_MODULE || base.kind == VK_OBJECT) && base.ref != IR_NONE &&
-                       df__class_module_attr(I, base.ref, o->name);
+                       df_class_module_attr(I, base.ref, o->name);
     }
     if (((o->var != IR_NONE && I->module_vars[o->var]) || class_module) &&
         (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT || (placeholder && class_module))) {
@@ -1539,6 +1543,9 @@ static uint32_t df_control(Interp *I, uint32_t op)
         if (!I->dead) df_step(I, op);
         I->dead = true;
         return op + 1;
+    case IR_RAISE:
+        I->dead = true;
+        return op + 1;
     default:
         return op + 1;
     }
@@ -1590,6 +1597,7 @@ static void df_analyse_func(Facts *fx, uint32_t fi, int depth, const AVal *hints
         switch ((IrOpKind)o->kind) {
         case IR_IF: case IR_ELSE: case IR_END_IF: case IR_TRY: case IR_EXCEPT: case IR_END_TRY:
         case IR_LOOP: case IR_END_LOOP: case IR_BREAK: case IR_CONTINUE: case IR_RETURN:
+        case IR_RAISE:
             if (!I.dead) ff->reached[op] = 1;
             op = df_control(&I, op);
             continue;

@@ -130,6 +130,9 @@ void df_env_live(const DfNode *e, uint8_t height, uint32_t nvars, DfVarList *out
 /* prescan.c: evidence gathered from the whole function before it is interpreted (which variables
  * carry a graph, which are models). */
 void df_prescan(Interp *I);
+/* dataflow.c: does a method of class ci call a Module-only method (`.train()`, `.parameters()`) on
+ * self.<attr>? Then self.<attr> holds a model. */
+bool df_class_module_attr(Interp *I, uint32_t ci, const char *attr);
 
 /* loops.c, after every function is analysed, in this order. */
 void df_mark_framework_hooks(const IrModule *m, Facts *fx); /* before the analysis: sets grad modes */

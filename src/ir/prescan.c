@@ -29,9 +29,16 @@ static void df__prescan_feedback_calls(Interp *I)
         const IrOp *callee = &f->ops.items[o->a];
         if (callee->var == IR_NONE || callee->var >= I->nvars) continue;
         if (callee->kind == IR_ATTR) {
-            /* `model.decoder(x, state)`: an attribute of a parameter (not self's: its methods) */
+            /* `model.decoder(x, state)`: an attribute of a parameter (not self's: its methods), or
+             * of a model that self holds (`self.model.decoder(x, state)` in a translator given the
+             * model, where `self.model.eval()` or `.parameters()` shows what it is) */
             const IrOp *base = callee->a != IR_NONE ? &f->ops.items[callee->a] : NULL;
             uint32_t self_var = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+            if (base && base->kind == IR_ATTR && self_var != IR_NONE && base->a != IR_NONE &&
+                f->ops.items[base->a].kind == IR_LOAD && f->ops.items[base->a].var == self_var && base->name &&
+                ir_class_method(I->m, f->cls, base->name) == IR_NONE &&
+                ((base->var < I->nvars && I->module_vars[base->var]) || df_class_module_attr(I, f->cls, base->name)))
+                base = &f->ops.items[base->a], self_var = IR_NONE;
             if (!base || base->kind != IR_LOAD || base->var >= f->vars.len || !f->vars.items[base->var].is_param ||
                 (self_var != IR_NONE && base->var == self_var))
                 continue;

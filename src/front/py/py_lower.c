@@ -560,6 +560,8 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
         break;
     }
     case PN_RAISE_STATEMENT:
+        emit(L, IR_RAISE, n); /* the path ends: what follows it, or an else that raises, is not reached */
+        break;
     case PN_ASSERT_STATEMENT:
         break;
     case PN_MATCH_STATEMENT: {
