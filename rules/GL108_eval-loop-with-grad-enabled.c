@@ -792,6 +792,43 @@ static uint32_t next_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_
     return IR_NONE;
 }
 
+/* Is the value of op made by a torch factory (`torch.randn(64, nz)`), through variables, moves
+ * (`.cuda()`, `.to(device)`), `.data` and one-argument wrappers (`Variable(...)`)? */
+static bool made_by_factory(RuleCtx *c, const IrFunc *f, uint32_t op)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    for (int depth = 0; depth < 8 && op != IR_NONE && op < f->ops.len; depth++) {
+        const IrOp *o = &f->ops.items[op];
+        if (o->kind == IR_LOAD) {
+            uint32_t def = ff->val[op].def;
+            if (def == op) return false;
+            op = def;
+        } else if (o->kind == IR_ATTR && api_attr(o->name) == EFF_DETACH) {
+            op = o->a;
+        } else if (o->kind == IR_CALL) {
+            if (api_function(o->qual) == EFF_FACTORY) return true;
+            const char *m = ir_call_method(f, op);
+            if (m) {
+                if (api_method(m).effect != EFF_MOVE) return false;
+                op = ir_call_receiver(f, op);
+            } else {
+                if (o->nargs != 1 || df_is_module_call(c->fx, f, op)) return false;
+                op = f->args.items[o->args];
+            }
+        } else {
+            return false;
+        }
+    }
+    return false;
+}
+
+/* Is the model call's input noise made by a torch factory rather than data: a generator's sample? */
+static bool fed_noise(RuleCtx *c, const IrFunc *f, uint32_t call)
+{
+    const IrOp *o = &f->ops.items[call];
+    return o->nargs >= 1 && !f->kw.items[o->args] && made_by_factory(c, f, f->args.items[o->args]);
+}
+
 /* The statement form's candidate `predict(model, X)`, a call of the file's function t that
  * evaluates: the model call t runs at its top level (through a few such functions: score() calls
  * predict()), the line a reader points at and where the decorator goes. IR_NONE when the model
@@ -858,6 +895,10 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
     uint32_t reported = 0;
     for (uint32_t i = next_eval_after(c, fz, f, li, train_end, 0, false, var_t); i != IR_NONE && reported < 16;
          i = next_eval_after(c, fz, f, li, train_end, i + 1, true, var_t)) {
+        /* a picture of the generator every few steps (`if step % 100 == 0: netG(fixed_noise)`)
+         * runs one batch of noise after the step's graph is freed: its peak is the step's own, and
+         * it evaluates nothing (a periodic test batch or held-out set still counts) */
+        if (rule_on_periodic_path(c, f, i, li) && fed_noise(c, f, i)) continue;
         uint64_t site = helper_site(c, fz, f, i);
         if (site != HELPER_NONE && helper_seen(fz, site)) continue;
         if (site != HELPER_NONE) array_push(&fz->helper_sites, site);

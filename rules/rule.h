@@ -86,6 +86,9 @@ bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop
 bool rule_in_branch_of_loop(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t loop);
 /* Whether op runs only after an error: in an except handler, or under a flag set in one (`if oom:`). */
 bool rule_on_error_path(RuleCtx *c, const IrFunc *f, uint32_t op);
+/* Whether op runs every few iterations of loop `loop`: under `if step % n == 0` (or `== n - 1`, or
+ * either side of an `and`) opened inside that loop. */
+bool rule_on_periodic_path(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t loop);
 /* Whether f returns a value carrying a graph for a caller that trains on it: a method of a Module
  * class whose own model calls made it (an autoregressive decoder the subclasses' forward() runs in
  * training), or any function of the file that a training loop or step function of the file calls

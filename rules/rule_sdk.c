@@ -263,6 +263,27 @@ static bool rule__rare_path_of(RuleCtx *ctx, const IrFunc *f, uint32_t op, bool 
     return false;
 }
 
+bool rule_on_periodic_path(RuleCtx *ctx, const IrFunc *f, uint32_t op, uint32_t loop)
+{
+    if (op >= f->ops.len || loop >= f->loops.len) return false;
+    const RuleRegions *rr = rule__regions(ctx, f);
+    for (uint32_t k = rr->open[op], guard = 0; k != IR_NONE && guard < 256; k = rr->reg[k].parent, guard++) {
+        const RuleRegion *g = &rr->reg[k];
+        if (g->op <= f->loops.items[loop].op) break; /* opened outside the loop */
+        if (g->kind != IR_IF || g->cond == IR_NONE || (g->else_op != IR_NONE && g->else_op < op)) continue;
+        uint32_t tests[2] = {g->cond, IR_NONE};
+        const IrOp *c = &f->ops.items[g->cond];
+        if (c->kind == IR_SELECT) tests[0] = c->a, tests[1] = c->b;
+        for (int t = 0; t < 2; t++) {
+            const IrOp *e = tests[t] != IR_NONE ? &f->ops.items[tests[t]] : NULL;
+            if (!e || e->kind != IR_COMPARE || !e->name || strcmp(e->name, "==") || e->a == IR_NONE) continue;
+            const IrOp *lhs = &f->ops.items[e->a];
+            if (lhs->kind == IR_BINOP && lhs->aux == BIN_MOD) return true;
+        }
+    }
+    return false;
+}
+
 bool rule_in_branch_of_loop(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t loop)
 {
     if (op >= f->ops.len || loop >= f->loops.len) return false;
