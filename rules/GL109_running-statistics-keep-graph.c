@@ -805,6 +805,9 @@ static uint32_t rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc, boo
             u.val = o->c;
             u.how = "writes into it";
             if (!u.attr || !rs__carries(c, f, o->c, mc->graph)) continue;
+            /* a dict or list slot is replaced (`self._inputs["image"] = image`); only a tensor
+             * written in place links its new version to the old one */
+            if (ff->val[o->a].kind == VK_CONTAINER) continue;
         } else if (o->kind == IR_CALL && rs__inplace(ir_call_method(f, op))) {
             /* report the outermost call of a chain once */
             bool outer = true;
