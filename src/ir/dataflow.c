@@ -1833,6 +1833,14 @@ void df_analyse(const IrModule *m, Facts *out)
     out->funcs = ARENA_NEW_N(m->arena, FuncFacts, m->funcs.len ? m->funcs.len : 1);
     out->classes = ARENA_NEW_N(m->arena, ClassFacts, m->classes.len ? m->classes.len : 1);
     strmap_init(&out->nested_defs);
+    strmap_init(&out->method_names);
+    for (uint32_t ci = 0; ci < m->classes.len; ci++) {
+        const IrClass *c = m->classes.items[ci];
+        for (uint32_t k = 0; k < c->methods.len; k++) {
+            const char *name = m->funcs.items[c->methods.items[k]]->name;
+            if (name) strmap_put(&out->method_names, name, strlen(name), c->methods.items[k]);
+        }
+    }
     out->cxx = false;
     out->top_defs = NULL;
     for (uint32_t i = 1; i < m->funcs.len && !out->cxx; i++) out->cxx = m->funcs.items[i]->cxx_key != NULL;
@@ -1912,7 +1920,7 @@ uint32_t df_closure_def(const Facts *fx, const IrFunc *f, const char *name)
 void df_facts_free(Facts *f)
 {
     array_free(&f->ext_classes);
-    if (f->m) strmap_free(&f->nested_defs);
+    if (f->m) strmap_free(&f->nested_defs), strmap_free(&f->method_names);
     if (!f->classes) return;
     for (uint32_t i = 0; i < f->m->classes.len; i++) {
         array_free(&f->classes[i].attr_names);

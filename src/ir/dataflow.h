@@ -152,6 +152,7 @@ typedef struct Facts {
     uint8_t *runs_subs; /* [function]: 0 not asked yet, 1 no, 2 a method that runs its class's
                          * submodules outside any forward (loops.c, df__loop_runs_own_model) */
     StrMap nested_defs; /* "<enclosing function>:<name>" -> a function defined inside another one */
+    StrMap method_names; /* name -> a method of that name of some class of the file */
     uint32_t *top_defs; /* [variable of the module body], built on first use: the DEFINE op of the
                          * class or function the module binds that name to, when it binds it once;
                          * IR_NONE otherwise (in m->arena) */

@@ -268,6 +268,15 @@ static void df__prescan_batch_calls(Interp *I)
         if ((callee->kind == IR_LOAD || callee->kind == IR_ATTR) && callee->var != IR_NONE &&
             df__passed_in(I, callee->var, is_param))
             I->module_vars[callee->var] = 1;
+        /* a method torch does not define, of a parameter, given the batch
+         * (`model.greedy_decode(src.cuda(), n)` of a model class the file never names) */
+        else if (callee->kind == IR_ATTR && callee->var != IR_NONE && callee->var < nv && callee->a != IR_NONE &&
+                 f->ops.items[callee->a].kind == IR_LOAD && f->ops.items[callee->a].var < nv &&
+                 is_param[f->ops.items[callee->a].var] && callee->name && !api_method(callee->name).flags &&
+                 !api_method(callee->name).effect && !df__duck_method_plain(I, callee->name) &&
+                 /* (a class of the file that defines it answers for the call) */
+                 strmap_get(&I->fx->method_names, callee->name, strlen(callee->name)) == UINT32_MAX)
+            I->module_vars[callee->var] = 1;
     }
     df_yield_free(&y);
     gl_free(is_param);
