@@ -205,15 +205,19 @@ static bool model_frozen(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call)
 }
 
 /* Whether what call op returns is stored and detached by the next statements of loop l
- * (`emb = enc(x)` then `emb = emb.detach()`, also for each target of `a, b = enc(x)`). */
+ * (`emb = enc(x)` then `emb = emb.detach()`, also for each target of `a, b = enc(x)` but the
+ * discarded `_`). */
 static bool detached_at_once(const IrFunc *f, const IrLoop *l, uint32_t op)
 {
     uint32_t vars[4], nv = 0, i = op + 1;
     for (; i < l->end && nv < 4; i++) {
         const IrOp *s = &f->ops.items[i];
         bool from = s->a == op || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK && f->ops.items[s->a].a == op);
-        if (s->kind == IR_STORE && from && s->var != IR_NONE) vars[nv++] = s->var;
-        else if (s->kind != IR_UNPACK) break;
+        if (s->kind == IR_STORE && from && s->var != IR_NONE) {
+            if (!f->vars.items[s->var].name || strcmp(f->vars.items[s->var].name, "_")) vars[nv++] = s->var;
+        } else if (s->kind != IR_UNPACK) {
+            break;
+        }
     }
     if (!nv) return false;
     uint32_t detached = 0;
@@ -659,9 +663,9 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
         bool t = (o->a != IR_NONE && op_t(o->a)) || (o->b != IR_NONE && op_t(o->b)) || (o->c != IR_NONE && op_t(o->c)) ||
                  (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]);
         bool targ = false;
-        for (uint32_t k = 0; k < o->nargs && o->kind == IR_CALL; k++) {
-            uint32_t a = f->args.items[o->args + k];
-            if (op_t(a)) t = targ = true;
+        for (uint32_t k = 0; k < o->nargs && (o->kind == IR_CALL || o->kind == IR_BUILD); k++) {
+            uint32_t a = f->args.items[o->args + k]; /* (a display holds what it is built from) */
+            if (op_t(a)) t = true, targ = o->kind == IR_CALL;
         }
         if (!t) continue;
         op_span[i - op] = 1;
@@ -893,6 +897,30 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
      * to evaluate (`score(model, X)`, `get_cost(model, X)`), at the model call in it (at most 16
      * findings a loop: each candidate costs a walk of the loop's body) */
     uint32_t reported = 0;
+    /* a model run on held-out data before the step's backward (`val_loss = loss_fn(model(val_x),
+     * val_y)` beside the training loss): its graph is held through the backward beside the step's */
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    for (uint32_t i = l->op + 1; i < train_end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li || df_mode_off(o->mode)) continue;
+        const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
+        if (!callee || (callee->kind != VK_MODULE && !(callee->flags & VF_MAYBE_MODULE)) ||
+            !df_is_module_call(c->fx, f, i) || rule_on_error_path(c, f, i) || model_frozen(c, fz, f, i) ||
+            detached_at_once(f, l, i) || result_may_be_differentiated(c, f, li, i, train_end, var_t))
+            continue;
+        Diag *d = rule_report(c, o->span, SEV_WARNING,
+                              "'%s' runs with autograd on in the training loop at line %u, before its backward(), "
+                              "and what it computes never reaches backward(): its forward keeps its activations "
+                              "beside the training step's, for a backward that never comes",
+                              rule_text(c, f, i), rule_line(l->span));
+        d->loop_line = rule_line(l->span);
+        rule_trace(c, d, "the loop at line %u trains up to line %u; this model call comes before that, is on no "
+                   "error path, and its result reaches no backward, no function that trains or keeps it, no "
+                   "store and no return", rule_line(l->span), rule_line(f->ops.items[train_end].span));
+        statement_hint_fix(c, f, i, li, d);
+        reported++;
+        break;
+    }
     for (uint32_t i = next_eval_after(c, fz, f, li, train_end, 0, false, var_t); i != IR_NONE && reported < 16;
          i = next_eval_after(c, fz, f, li, train_end, i + 1, true, var_t)) {
         /* a picture of the generator every few steps (`if step % 100 == 0: netG(fixed_noise)`)
