@@ -220,15 +220,23 @@ static bool detached_at_once(const IrFunc *f, const IrLoop *l, uint32_t op)
         }
     }
     if (!nv) return false;
-    uint32_t detached = 0;
-    for (uint32_t end = GL_MIN(l->end, i + 16); i < end && detached < nv; i++) {
-        const char *m = ir_call_method(f, i);
-        uint32_t r = m && !strcmp(m, "detach") ? ir_call_receiver(f, i) : IR_NONE;
-        if (r == IR_NONE || f->ops.items[r].kind != IR_LOAD) continue;
-        for (uint32_t k = 0; k < nv; k++)
-            if (f->ops.items[r].var == vars[k]) detached++;
+    /* `emb.detach()`, or the name bound again to a detach() of what it held (`q = (m * q).detach()`) */
+    uint32_t detached = 0; /* bit k: vars[k] */
+    for (uint32_t end = GL_MIN(l->end, i + 16); i < end && detached != (1u << nv) - 1; i++) {
+        const IrOp *s = &f->ops.items[i];
+        uint32_t var = IR_NONE;
+        if (s->kind == IR_STORE && s->a != IR_NONE && f->ops.items[s->a].kind == IR_CALL) {
+            const char *sm = ir_call_method(f, s->a);
+            if (sm && !strcmp(sm, "detach")) var = s->var;
+        } else {
+            const char *m = ir_call_method(f, i);
+            uint32_t r = m && !strcmp(m, "detach") ? ir_call_receiver(f, i) : IR_NONE;
+            if (r != IR_NONE && f->ops.items[r].kind == IR_LOAD) var = f->ops.items[r].var;
+        }
+        for (uint32_t k = 0; k < nv && var != IR_NONE; k++)
+            if (var == vars[k]) detached |= 1u << k;
     }
-    return detached >= nv;
+    return detached == (1u << nv) - 1;
 }
 
 /* What keeps_graph found: nothing kept past an iteration, values kept only in locals of the
@@ -635,24 +643,35 @@ static uint32_t last_training_op(RuleCtx *c, const IrFunc *f, uint32_t li)
  * next iteration reads before its training ends. Values without a graph (`.item()`, numpy,
  * detached) go anywhere. */
 static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end,
-                                    uint8_t *op_span, uint8_t *var_t, uint32_t *stored, uint32_t *nstored);
+                                    bool before, uint8_t *op_span, uint8_t *var_t, uint32_t *stored, uint32_t *nstored);
+
+static bool result_may_feed(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end, bool before,
+                            uint8_t *var_t);
 
 /* var_t: one byte per variable of f, all 0 on entry and on return (the caller allocates it once
  * per function: a file of many loops must not pay for every variable per loop). */
 static bool result_may_be_differentiated(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end,
                                          uint8_t *var_t)
 {
+    return result_may_feed(c, f, li, op, train_end, false, var_t);
+}
+
+/* before: op runs before the step's backward, where what it computes may still become the loss:
+ * handed to a function or method gradleak cannot see, or stored on an object, it may. */
+static bool result_may_feed(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end, bool before,
+                            uint8_t *var_t)
+{
     uint32_t end = li == IR_NONE ? f->ops.len : f->loops.items[li].end;
     /* the ops of [op, end) and the variables they store: the body's size, not the function's */
     uint8_t *op_span = arena_alloc(c->scratch, end - op + 1);
     uint32_t *stored = arena_alloc(c->scratch, sizeof *stored * (end - op + 1)), nstored = 0;
-    bool r = taint_reaches_graph_use(c, f, li, op, train_end, op_span, var_t, stored, &nstored);
+    bool r = taint_reaches_graph_use(c, f, li, op, train_end, before, op_span, var_t, stored, &nstored);
     for (uint32_t k = 0; k < nstored; k++) var_t[stored[k]] = 0;
     return r;
 }
 
 static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end,
-                                    uint8_t *op_span, uint8_t *var_t, uint32_t *stored, uint32_t *nstored)
+                                    bool before, uint8_t *op_span, uint8_t *var_t, uint32_t *stored, uint32_t *nstored)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     uint32_t end = li == IR_NONE ? f->ops.len : f->loops.items[li].end; /* li: the function's body */
@@ -680,6 +699,7 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
             }
             break;
         case IR_SET_ATTR: case IR_SET_ITEM: case IR_RETURN: case IR_YIELD:
+            if (before && o->kind == IR_SET_ATTR) return true; /* (`rnn.hidden = torch.cat(h...)`) */
             if (GL_MAX(ff->val[o->kind == IR_SET_ITEM ? o->c : o->kind == IR_SET_ATTR ? o->b : o->a].grad,
                        ff->val[o->kind == IR_SET_ITEM ? o->c : o->kind == IR_SET_ATTR ? o->b : o->a].elem) == G_LIVE)
                 return true;
@@ -695,6 +715,12 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
             }
             if (!arg_live) break;
             if (tg != IR_NONE && (c->fx->funcs[tg].trains || df_func_stores_outside(c->m, tg, false))) return true;
+            if (before && tg == IR_NONE && !(o->qual && api_is_torch(o->qual)) && !(r != IR_NONE && op_t(r)) &&
+                !df_is_module_call(c->fx, f, i) && !(o->a != IR_NONE && (ff->val[o->a].flags & VF_LOSSMOD)) &&
+                !(f->ops.items[o->a].kind == IR_LOAD && f->ops.items[o->a].var < f->vars.len &&
+                  f->vars.items[f->ops.items[o->a].var].is_global &&
+                  api_builtin(f->vars.items[f->ops.items[o->a].var].name) != B_NONE))
+                return true; /* `self.train_loss.sharded_compute_loss(batch, outputs)` */
             if (r != IR_NONE && !op_t(r) && (api_method(ir_call_method(f, i)).flags & M_MUTATES)) return true;
             break;
         }
@@ -874,6 +900,19 @@ static uint64_t helper_site(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t ca
     return fz->helper_of[t];
 }
 
+/* Does the model that call op runs train inside its own forward (a meta-learner whose forward
+ * steps its optimizer and returns accuracies)? */
+static bool forward_trains(RuleCtx *c, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    const AVal *callee = o->a != IR_NONE ? &c->fx->funcs[f->index].val[o->a] : NULL;
+    if (callee && (callee->kind == VK_MODULE || callee->kind == VK_OBJECT) && callee->ref < c->m->classes.len) {
+        uint32_t fwd = c->m->classes.items[callee->ref]->forward;
+        if (fwd != IR_NONE && (c->fx->funcs[fwd].trains || df_func_backprops(c->fx, fwd))) return true;
+    }
+    return call_trains(c, f, op, true);
+}
+
 /* The statement forms' hint and unsafe fix (the statement under no_grad). */
 static void statement_hint_fix(RuleCtx *c, const IrFunc *f, uint32_t call, uint32_t li, Diag *d)
 {
@@ -906,7 +945,8 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
         const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
         if (!callee || (callee->kind != VK_MODULE && !(callee->flags & VF_MAYBE_MODULE)) ||
             !df_is_module_call(c->fx, f, i) || rule_on_error_path(c, f, i) || model_frozen(c, fz, f, i) ||
-            detached_at_once(f, l, i) || result_may_be_differentiated(c, f, li, i, train_end, var_t))
+            detached_at_once(f, l, i) || result_may_feed(c, f, li, i, train_end, true, var_t) ||
+            forward_trains(c, f, i))
             continue;
         Diag *d = rule_report(c, o->span, SEV_WARNING,
                               "'%s' runs with autograd on in the training loop at line %u, before its backward(), "

@@ -432,6 +432,10 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                               * rebind */
                              df__attr_of_outer(f, ff, li, o->a);
             uint32_t target = df_call_target(m, fx, f, op);
+            /* a model of the file whose forward trains (a meta-learner stepping its optimizer) */
+            if (target == IR_NONE && callee->kind == VK_MODULE && callee->ref < m->classes.len &&
+                df_is_module_call(fx, f, op) && m->classes.items[callee->ref]->forward != IR_NONE)
+                target = m->classes.items[callee->ref]->forward;
             if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
             if (target == IR_NONE) { /* a function or method of another file of the run that trains */
                 const ExternSummary *es = df_call_extern(fx, f, op);
