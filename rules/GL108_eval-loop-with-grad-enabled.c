@@ -900,6 +900,36 @@ static uint64_t helper_site(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t ca
     return fz->helper_of[t];
 }
 
+/* Is what call op computes (or a value made from it before train_end) read after train_end, in the
+ * same iteration of loop li (`print(val_loss.item())` after the step)? Then its graph is held
+ * through the backward. var_t is all 0 on entry and on return. */
+static bool read_after_step(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t op, uint32_t train_end, uint8_t *var_t)
+{
+    uint32_t end = f->loops.items[li].end;
+    uint8_t *span = arena_alloc(c->scratch, end - op + 1);
+    memset(span, 0, end - op + 1);
+    uint32_t *stored = arena_alloc(c->scratch, sizeof *stored * (end - op + 1)), nstored = 0;
+    span[0] = 1;
+#define in_t(x) ((x) != IR_NONE && (x) >= op && (x) < end && span[(x) - op])
+    bool read = false;
+    for (uint32_t i = op + 1; i < end && !read; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (i > train_end) {
+            read = o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var];
+            continue;
+        }
+        bool t = in_t(o->a) || in_t(o->b) || in_t(o->c) || (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]);
+        for (uint32_t k = 0; k < o->nargs && !t && (o->kind == IR_CALL || o->kind == IR_BUILD); k++)
+            t = in_t(f->args.items[o->args + k]);
+        if (!t) continue;
+        span[i - op] = 1;
+        if (o->kind == IR_STORE && o->var < f->vars.len && !var_t[o->var]) var_t[o->var] = 1, stored[nstored++] = o->var;
+    }
+#undef in_t
+    for (uint32_t k = 0; k < nstored; k++) var_t[stored[k]] = 0;
+    return read;
+}
+
 /* Does the model that call op runs train inside its own forward (a meta-learner whose forward
  * steps its optimizer and returns accuracies)? */
 static bool forward_trains(RuleCtx *c, const IrFunc *f, uint32_t op)
@@ -909,6 +939,11 @@ static bool forward_trains(RuleCtx *c, const IrFunc *f, uint32_t op)
     if (callee && (callee->kind == VK_MODULE || callee->kind == VK_OBJECT) && callee->ref < c->m->classes.len) {
         uint32_t fwd = c->m->classes.items[callee->ref]->forward;
         if (fwd != IR_NONE && (c->fx->funcs[fwd].trains || df_func_backprops(c->fx, fwd))) return true;
+    }
+    if (callee && callee->kind == VK_OBJECT && REF_IS_EXTERN(callee->ref) && c->fx->ext) { /* another file's */
+        char buf[256];
+        const ExternSummary *es = df_ext(c->fx, df_method_qual(c->fx, callee, "forward", buf, sizeof buf));
+        if (es && es->trains) return true;
     }
     return call_trains(c, f, op, true);
 }
@@ -937,7 +972,8 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
      * findings a loop: each candidate costs a walk of the loop's body) */
     uint32_t reported = 0;
     /* a model run on held-out data before the step's backward (`val_loss = loss_fn(model(val_x),
-     * val_y)` beside the training loss): its graph is held through the backward beside the step's */
+     * val_y)` beside the training loss, printed after the step): its graph is held through the
+     * backward beside the step's */
     const FuncFacts *ff = &c->fx->funcs[f->index];
     for (uint32_t i = l->op + 1; i < train_end; i++) {
         const IrOp *o = &f->ops.items[i];
@@ -946,7 +982,7 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
         if (!callee || (callee->kind != VK_MODULE && !(callee->flags & VF_MAYBE_MODULE)) ||
             !df_is_module_call(c->fx, f, i) || rule_on_error_path(c, f, i) || model_frozen(c, fz, f, i) ||
             detached_at_once(f, l, i) || result_may_feed(c, f, li, i, train_end, true, var_t) ||
-            forward_trains(c, f, i))
+            forward_trains(c, f, i) || !read_after_step(c, f, li, i, train_end, var_t))
             continue;
         Diag *d = rule_report(c, o->span, SEV_WARNING,
                               "'%s' runs with autograd on in the training loop at line %u, before its backward(), "
