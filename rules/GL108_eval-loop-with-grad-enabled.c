@@ -715,12 +715,12 @@ static bool taint_reaches_graph_use(RuleCtx *c, const IrFunc *f, uint32_t li, ui
             }
             if (!arg_live) break;
             if (tg != IR_NONE && (c->fx->funcs[tg].trains || df_func_stores_outside(c->m, tg, false))) return true;
-            if (before && tg == IR_NONE && !(o->qual && api_is_torch(o->qual)) && !(r != IR_NONE && op_t(r)) &&
+            /* a method of an object gradleak cannot see (`self.train_loss.sharded_compute_loss(batch,
+             * outputs)`); a plain callable (`loss_fn(pred, y)`) computes a value, followed above */
+            if (before && tg == IR_NONE && r != IR_NONE && !op_t(r) && !(o->qual && api_is_torch(o->qual)) &&
                 !df_is_module_call(c->fx, f, i) && !(o->a != IR_NONE && (ff->val[o->a].flags & VF_LOSSMOD)) &&
-                !(f->ops.items[o->a].kind == IR_LOAD && f->ops.items[o->a].var < f->vars.len &&
-                  f->vars.items[f->ops.items[o->a].var].is_global &&
-                  api_builtin(f->vars.items[f->ops.items[o->a].var].name) != B_NONE))
-                return true; /* `self.train_loss.sharded_compute_loss(batch, outputs)` */
+                !(api_method(ir_call_method(f, i)).flags & M_TENSOR_TOO))
+                return true;
             if (r != IR_NONE && !op_t(r) && (api_method(ir_call_method(f, i)).flags & M_MUTATES)) return true;
             break;
         }

@@ -95,7 +95,7 @@ typedef enum Action {
     A_EXPR_STMT, A_POP, A_DUP, A_FOR_BEGIN, A_WHILE_BEGIN, A_END_LOOP, A_IF, A_ELSE, A_END_IF, A_TRY,
     A_EXCEPT, A_END_TRY, A_WITH, A_END_WITH, A_RETURN, A_FUNC_BEGIN, A_FUNC_END, A_CLASS_BEGIN,
     A_CLASS_END, A_AUG, A_UNPACK, A_SET_ATTR, A_SET_ITEM, A_COMP_NEXT, A_COMP_END, A_COMP_BUILD, A_WALRUS, A_CALL,
-    A_CONST_UNKNOWN, A_BREAK, A_CONTINUE,
+    A_CONST_UNKNOWN, A_CONST_STR, A_BREAK, A_CONTINUE,
 } Action;
 
 typedef struct Work {
@@ -732,7 +732,29 @@ static void py__expr(Lower *L, TSNode n, Schedule *s)
     case PN_FLOAT: push_val(L, py__const(L, n, CONST_FLOAT)); return;
     case PN_TRUE: case PN_FALSE: push_val(L, py__const(L, n, CONST_BOOL)); return;
     case PN_NONE: push_val(L, py__const(L, n, CONST_NONE)); return;
-    case PN_STRING: case PN_CONCATENATED_STRING: push_val(L, py__const(L, n, CONST_STR)); return;
+    case PN_STRING: case PN_CONCATENATED_STRING: {
+        /* an f-string: the expressions it interpolates are evaluated (what they read and call is
+         * seen: `f"{loss.data[0]}"`, `f"{val_loss.item()}"`), and their values dropped; the string
+         * stays a constant */
+        bool any = false;
+        uint32_t nparts = k == PN_STRING ? 1 : ts_node_named_child_count(n);
+        for (uint32_t p = 0; p < nparts; p++) {
+            TSNode str = k == PN_STRING ? n : ts_node_named_child(n, p);
+            if (py__kind(str) != PN_STRING) continue;
+            for (uint32_t i = 0; i < ts_node_named_child_count(str); i++) {
+                TSNode in = ts_node_named_child(str, i);
+                if (py__kind(in) != PN_INTERPOLATION || ts_node_named_child_count(in) == 0) continue;
+                TSNode e = ts_node_named_child(in, 0);
+                if (py__kind(e) == PN_COMMENT) continue;
+                sched_node(s, W_EXPR, e);
+                sched_action(s, A_POP, e, 0, 0);
+                any = true;
+            }
+        }
+        if (any) sched_action(s, A_CONST_STR, n, 0, 0);
+        else push_val(L, py__const(L, n, CONST_STR));
+        return;
+    }
     case PN_ELLIPSIS: case PN_SLICE: push_val(L, py__const(L, n, CONST_OTHER)); return;
     case PN_PARENTHESIZED_EXPRESSION:
     case PN_AWAIT:
@@ -1175,6 +1197,7 @@ static void py__action(Lower *L, Work *w, Schedule *s)
     case A_POP: pop_val(L); break;
     case A_DUP: push_val(L, ir_build_top(B)); break;
     case A_CONST_UNKNOWN: push_val(L, py__const(L, w->node, CONST_OTHER)); break;
+    case A_CONST_STR: push_val(L, py__const(L, w->node, CONST_STR)); break;
     case A_FOR_BEGIN:
     case A_WHILE_BEGIN: {
         /* the loop's span is its header: from the keyword to the end of the iterable/condition */
