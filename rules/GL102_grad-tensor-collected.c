@@ -29,6 +29,8 @@
  * that steps an environment (`env.step(action)`) hold one unroll, whoever consumes them. A class
  * built on a LightningModule of another file (it defines `training_step(self, batch, batch_idx)`)
  * gets Lightning's hooks: its training_step runs once per batch, its validation_step without grad.
+ * Nor is a slot the loop handed to a call and then overwrites with what the call returns (`out,
+ * states[k] = model(x, states[k])`, a recurrent state per chunk): the list gains no item.
  *
  * ## Why is this bad?
  * Every stored tensor keeps its whole graph, and with it the saved activations of its iteration,

@@ -6,7 +6,11 @@
  * `torch.no_grad()` / `torch.inference_mode()`, in the function or in a call of it in the file
  * (`with torch.no_grad(): print(sample(model))` silences the sampler, as for GL108). A loop is
  * reported once, at its last call given a fed-back output: the step that makes the state the next
- * iteration reads (`_, h = rnn(x, h)` after `prior(h[-1])` and `decode(z, h[-1])`). Not flagged
+ * iteration reads (`_, h = rnn(x, h)` after `prior(h[-1])` and `decode(z, h[-1])`), preferring a
+ * call given the state as the iteration found it over one given what was computed from it
+ * (`generator(dec_out)` after `dec_out, state = decoder(tok, state)`). The model may be a parameter,
+ * or an attribute of a parameter or of what an object holds (`self.model.decoder(tok, ctx, state)`
+ * in a translator object, where `self.model.eval()` or `.parameters()` shows it is a model). Not flagged
  * either: a function that returns the loop's graph to a caller of the file that trains on it (an
  * autoregressive decoder that forward() runs, a trainer's helper summing the loss of sampled
  * sub-models with the state passed from one to the next); GL101 leaves such a sum alone too. Nor a

@@ -33,7 +33,8 @@
  * runs a model comes between. A method called on an object whose class nothing names
  * (`model.predict(user)` with `model` a parameter) is looked up by its name among the classes of
  * the file and of the modules it names (those are read even when the file is linted alone), and
- * trusted when the nearest ones agree; an imported function or method that runs a model once per
+ * trusted when the nearest ones agree; when none defines it and the loop hands it the batch moved
+ * to a device (`model.greedy_decode(src.cuda(), n)`), a method torch does not define runs the model; an imported function or method that runs a model once per
  * call counts like the file's own, and `with f():` where the file's `f` returns `torch.no_grad()`
  * turns grad off. Methods of a `unittest.TestCase` are left alone: a test's forward on a toy
  * input checks shapes, not a run's memory. Not seen: a model class that only a module the file
@@ -46,9 +47,17 @@
  * it, a store, a return, or the next iteration's training; also a model call after the last
  * training op of a function that makes one training step per call (`train(epoch)` that ends with
  * a validation forward). A call under an `if` is reported too, periodic or not (`if step % 50 ==
- * 0:` before a test-set forward: when it runs, it peaks like training); one that runs only after
- * an error (an except handler, a flag set in one) is left alone, and so is a forward before the
- * training step (a target network, a sampled action): it may feed the loss. An output the next
+ * 0:` before a test-set forward: when it runs, it peaks like training), except a periodic picture
+ * of noise (`if step % 500 == 0: save(netG(fixed_noise))`, its input made by a torch factory such
+ * as `torch.randn`): one batch at the step's own peak, evaluating nothing. One that runs only after
+ * an error (an except handler, a flag set in one) is left alone. A forward before the training
+ * step (a target network, a sampled action) may feed the loss and is left alone, unless what it
+ * computes reaches no backward and is read after the step (`val_loss = loss_fn(model(x_val),
+ * y_val)` beside the training loss, printed after `optimizer.step()`): its graph is then held
+ * through the backward beside the step's. There, handing the output to a method of an object
+ * gradleak cannot see (`self.train_loss.sharded_compute_loss(batch, outputs)`) or storing it on an
+ * object counts as feeding the loss, and a model whose own forward trains (a meta-learner) is no
+ * evaluation. An output the next
  * iteration reads before its training ends may feed that loss too, unless the next iteration binds
  * the name again first, outside any `if` (`pred = net(x)` at the top of the step, or of the inner
  * loop of batches before its backward reads it). When the model

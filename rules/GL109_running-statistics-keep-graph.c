@@ -22,7 +22,8 @@
  * `.item()`, values that do not depend on the input (step counters, sizes, statistics of a buffer
  * or a constant), the running statistics of torch's own batch norm (`nn.BatchNorm*`,
  * `F.batch_norm(x, running_mean, running_var, ...)` update them under no_grad), a plain overwrite
- * that does not read the previous value (`self.last = x.mean(0)`: bounded, one call's graph), a
+ * that does not read the previous value (`self.last = x.mean(0)`: bounded, one call's graph; also
+ * a key of a dict or list attribute, `self._inputs["image"] = image`, which is replaced), a
  * state that every forward() starts again before it accumulates (a decoder's attention weights,
  * zeroed by forward or by a method of the class it calls outside its loops, unconditionally; moving
  * the old value to another device is no new start), and an
