@@ -983,13 +983,17 @@ static void report_eval_after_training(RuleCtx *c, Frozen *fz, const IrFunc *f, 
     /* a model run on held-out data before the step's backward (`val_loss = loss_fn(model(val_x),
      * val_y)` beside the training loss, printed after the step): its graph is held through the
      * backward beside the step's */
+    /* (the first 16 model calls: each costs a walk of the loop's body) */
     const FuncFacts *ff = &c->fx->funcs[f->index];
-    for (uint32_t i = l->op + 1; i < train_end; i++) {
+    for (uint32_t i = l->op + 1, tried = 0; i < train_end && tried < 16; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li || df_mode_off(o->mode)) continue;
         const AVal *callee = o->a != IR_NONE ? &ff->val[o->a] : NULL;
         if (!callee || (callee->kind != VK_MODULE && !(callee->flags & VF_MAYBE_MODULE)) ||
-            !df_is_module_call(c->fx, f, i) || rule_on_error_path(c, f, i) || model_frozen(c, fz, f, i) ||
+            !df_is_module_call(c->fx, f, i))
+            continue;
+        tried++;
+        if (rule_on_error_path(c, f, i) || model_frozen(c, fz, f, i) ||
             detached_at_once(f, l, i) || result_may_feed(c, f, li, i, train_end, true, var_t) ||
             forward_trains(c, f, i) || !read_after_step(c, f, li, i, train_end, var_t))
             continue;
