@@ -8,6 +8,8 @@ size. Shapes (N = statements):
   function   the same N statements inside one function
   nested     N/3 blocks `for epoch in range(3):` / `for b in loader:` / `total += model(b)`
   longbody   one `for b in loader:` loop whose body has N statements (model calls and sums)
+  trainbody  one training loop whose body has N statements: model calls summed into the loss, one
+             read after the step, then backward() and the step (GL108's forwards before the backward)
   findings   one loop whose body is N lines `x.cuda()` (GL201: a finding, with a fix, per line)
   clean      N/2 blocks `for b in loader:` / `    total += model(b).item()` (no finding)
   mixed      blocks for GL102, GL104, GL105, GL301, GL302, GL901 (an unused noqa) and no_grad
@@ -51,6 +53,11 @@ def gen(shape, n):
         out.append("for b in loader:\n")
         for i in range(n // 2):
             out.append("    y%d = model(b)\n    total += y%d\n" % (i % 50, i % 50))
+    elif shape == "trainbody":
+        out.append("for b in loader:\n    loss = 0\n")
+        for i in range(n // 2):
+            out.append("    y%d = model(b)\n    loss = loss + y%d.sum()\n" % (i % 50, i % 50))
+        out.append("    loss.backward()\n    opt.step()\n    print(y0.sum().item())\n")
     elif shape == "mixed":
         out.append("import gc\nlosses = []\nh = None\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n")
         blocks = ["for b in loader:\n    losses.append(model(b))\n",
@@ -115,7 +122,7 @@ def cpu_time(argv):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,20000,40000,80000")
-    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,findings,clean,mixed,distinct,comprehension,evalhelpers,sharedloops,classes,noqa")
+    ap.add_argument("--shapes", default="toplevel,function,nested,longbody,trainbody,findings,clean,mixed,distinct,comprehension,evalhelpers,sharedloops,classes,noqa")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--max-ratio", type=float, default=0)
     ap.add_argument("--floor", type=float, default=0.02, help="times below this count as this (noise)")

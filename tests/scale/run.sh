@@ -5,7 +5,8 @@
 # (GL102-GL105, GL301/GL302, GL901), and a module of loops whose names are their own (a notebook
 # exported as one module: as many variables as statements), and a module of comprehensions over
 # batches (GL102 each), and a training loop that ends with many evaluations through the file's
-# helpers (GL108's statement form), 5,000 -> 20,000 must cost at most 9x (a loop body of findings with noqa
+# helpers (GL108's statement form), and a training loop of many forwards before its backward
+# (GL108's form before the backward), 5,000 -> 20,000 must cost at most 9x (a loop body of findings with noqa
 # comments: 10,000 -> 40,000)
 # and no single doubling over 4.5x (linear is 2x per doubling; the margin
 # absorbs a loaded machine; the quadratic paths this guards against cost 3.3-6x per doubling here).
@@ -19,7 +20,7 @@ case $GRADLEAK in
     */valgrind/*) echo "note: scale/* skipped under valgrind (timing)"; exit 0 ;;
 esac
 nfail=0
-for shape in toplevel function nested longbody findings clean mixed distinct comprehension evalhelpers sharedloops classes noqa; do
+for shape in toplevel function nested longbody trainbody findings clean mixed distinct comprehension evalhelpers sharedloops classes noqa; do
     # a quadratic term with a small constant shows only from 20,000 (noqa comments against findings)
     sizes=5000,10000,20000
     [ $shape = noqa ] && sizes=10000,20000,40000
