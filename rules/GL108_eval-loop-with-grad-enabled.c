@@ -34,8 +34,8 @@
  * (`model.predict(user)` with `model` a parameter) is looked up by its name among the classes of
  * the file and of the modules it names (those are read even when the file is linted alone), and
  * trusted when the nearest ones agree; when none defines it and the loop hands it the batch moved
- * to a device (`model.greedy_decode(src.cuda(), n)`), a method torch does not define runs the model; an imported function or method that runs a model once per
- * call counts like the file's own, and `with f():` where the file's `f` returns `torch.no_grad()`
+ * to a device (`model.greedy_decode(src.cuda(), n)`), a method torch does not define runs the
+ * model. An imported function or method that runs a model once per call counts like the file's own, and `with f():` where the file's `f` returns `torch.no_grad()`
  * turns grad off. Methods of a `unittest.TestCase` are left alone: a test's forward on a toy
  * input checks shapes, not a run's memory. Not seen: a model class that only a module the file
  * never names defines, closures over the enclosing function's model, and decorators imported from
