@@ -420,7 +420,11 @@ void rule_GL101(RuleCtx *c)
             const IrLoop *l = &f->loops.items[loop];
             /* a sum over sampled models or decoding steps that the function returns to a caller of
              * the file that trains on it (as GL102 and GL104) */
-            if (l->kind == LOOP_FEEDBACK && rule_returns_graph_for_training(c, f)) continue;
+            /* ... and so is a loop of a Module's method that runs the model over samples or
+             * steps without a backward of its own, for the sum it returns (a loss over samples) */
+            if ((l->kind == LOOP_FEEDBACK || (l->in_module_method && !l->has_backward && !l->has_opt_step)) &&
+                rule_returns_graph_for_training(c, f))
+                continue;
             /* (the analysis does not follow in-place writes: acc.add_(v) is judged by v) */
             const AVal *back = !inplace ? df_backedge(ff, loop, var) : NULL;
             uint8_t g = back ? back->grad : add->grad;

@@ -301,7 +301,16 @@ static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args
     if (!callee->analysed && !callee->in_progress && I->depth < DF_MAX_CALL_DEPTH)
         df_analyse_func(I->fx, fi, I->depth + 1, args, nargs);
     if (!callee->analysed) return aval(VK_UNKNOWN, G_MAY, op);
-    return df__apply_summary(I, op, &callee->ret, args, nargs);
+    AVal r = df__apply_summary(I, op, &callee->ret, args, nargs);
+    /* a method of the caller's own Module class that returns the live output of the class's own
+     * submodules (`self.logits(x)` in the class's sample()): the call runs the model, as
+     * `self.net(x)` does */
+    const IrFunc *g = I->m->funcs.items[fi];
+    if (g->cls != IR_NONE && g->cls == I->f->cls && I->m->classes.items[g->cls]->is_module &&
+        (callee->ret.flags & VF_MODEL_OUT) && callee->ret.grad == G_LIVE && r.grad == G_LIVE &&
+        r.kind == VK_TENSOR)
+        r.src = op;
+    return r;
 }
 
 /* A function or method of another file that returns a model's live output in a tuple (`return
@@ -907,6 +916,54 @@ static void df__optim_hint(const Interp *I, uint32_t var, AVal *v)
         v->kind = VK_OPTIM, v->grad = G_NONE, v->flags &= (uint16_t)~VF_MAYBE_MODULE;
 }
 
+static void df__add_module_attr(ClassFacts *cf, const char *name)
+{
+    for (uint32_t j = 0; j < cf->module_attrs.len; j++)
+        if (!strcmp(cf->module_attrs.items[j], name)) return;
+    array_push(&cf->module_attrs, name);
+}
+
+/* Does g call self.<name>(...)? */
+static bool df__calls_self_attr(const IrFunc *g, const char *name)
+{
+    uint32_t self = ir_first_param(g);
+    if (self == IR_NONE) return false;
+    for (uint32_t k = 0; k < g->ops.len; k++) {
+        const IrOp *call = &g->ops.items[k];
+        if (call->kind != IR_CALL || call->a == IR_NONE) continue;
+        const IrOp *callee = &g->ops.items[call->a];
+        if (callee->kind != IR_ATTR || callee->a == IR_NONE || !callee->name || strcmp(callee->name, name)) continue;
+        const IrOp *cb = &g->ops.items[callee->a];
+        if (cb->kind == IR_LOAD && cb->var == self) return true;
+    }
+    return false;
+}
+
+/* The attributes of a Module class that __init__ sets from its parameters and forward() calls,
+ * itself or in a method of the class it calls (`self.net = net` ... `self.net(x)`): the network
+ * the model was built around. */
+static void df__forward_param_attrs(const IrModule *m, const IrClass *c, ClassFacts *cf)
+{
+    if (c->init == IR_NONE || c->forward == IR_NONE) return;
+    const IrFunc *g = m->funcs.items[c->init], *fw = m->funcs.items[c->forward];
+    uint32_t gself = ir_first_param(g);
+    if (gself == IR_NONE) return;
+    for (uint32_t i = 0; i < g->ops.len; i++) {
+        const IrOp *o = &g->ops.items[i];
+        if (o->kind != IR_SET_ATTR || o->a == IR_NONE || o->b == IR_NONE || !o->name) continue;
+        const IrOp *base = &g->ops.items[o->a], *val = &g->ops.items[o->b];
+        if (base->kind != IR_LOAD || base->var != gself || val->kind != IR_LOAD || val->var >= g->vars.len ||
+            !g->vars.items[val->var].is_param)
+            continue;
+        bool called = df__calls_self_attr(fw, o->name);
+        for (uint32_t k = 0; k < c->methods.len && !called; k++) {
+            const IrFunc *h = m->funcs.items[c->methods.items[k]];
+            called = h != fw && h != g && h->name && df__calls_self_attr(fw, h->name) && df__calls_self_attr(h, o->name);
+        }
+        if (called) df__add_module_attr(cf, o->name);
+    }
+}
+
 /* Is self.<attr> a module in class ci: does some method of the class call a module-only method on
  * it (self.netG.parameters() where the optimizer is built, self.netG.eval())? A trainer builds its
  * networks in one method (a factory in another file) and runs them in the others. */
@@ -931,11 +988,10 @@ bool df_class_module_attr(Interp *I, uint32_t ci, const char *attr)
                 const IrVar *v = &g->vars.items[ro->var];
                 if (v->base != self || !strrchr(v->name, '.')) continue;
                 const char *name = strrchr(v->name, '.') + 1;
-                bool seen = false;
-                for (uint32_t j = 0; j < cf->module_attrs.len && !seen; j++) seen = !strcmp(cf->module_attrs.items[j], name);
-                if (!seen) array_push(&cf->module_attrs, name);
+                df__add_module_attr(cf, name);
             }
         }
+        if (c->is_module) df__forward_param_attrs(I->m, c, cf);
     }
     for (uint32_t j = 0; j < cf->module_attrs.len; j++)
         if (!strcmp(cf->module_attrs.items[j], attr)) return true;

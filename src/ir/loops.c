@@ -484,7 +484,7 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
          * methods (a model's own fit_epoch, evaluate or generate) are classified by what they do,
          * except that a loop over the input's steps (`range(x.size(1))`) stays a sequence unless it
          * runs the whole model each time (`for j in range(X.size(0)): self.loss_of(X[j])`). */
-        if (self_var != IR_NONE && !l->has_model_call && l->in_module_method &&
+        if (self_var != IR_NONE && (seq_iter || !l->has_model_call) && l->in_module_method &&
             df__loop_runs_own_model(m, fx, f, l, self_var))
             seq_iter = false, l->has_model_call = 1;
         if (l->in_module_method && (ff->in_forward || seq_iter || (!l->has_backward && !l->has_opt_step &&
