@@ -946,8 +946,17 @@ static void df__forward_param_attrs(const IrModule *m, const IrClass *c, ClassFa
 {
     if (c->init == IR_NONE || c->forward == IR_NONE) return;
     const IrFunc *g = m->funcs.items[c->init], *fw = m->funcs.items[c->forward];
-    uint32_t gself = ir_first_param(g);
+    uint32_t gself = ir_first_param(g), n = c->methods.len;
     if (gself == IR_NONE) return;
+    /* the methods forward() runs, through self.<method>(...) a few levels down */
+    uint8_t *reach = gl_calloc(n + 1, 1);
+    for (uint32_t k = 0; k < n; k++) reach[k] = m->funcs.items[c->methods.items[k]] == fw;
+    for (int pass = 0; pass < 4; pass++)
+        for (uint32_t k = 0; k < n; k++) {
+            const IrFunc *h = m->funcs.items[c->methods.items[k]];
+            for (uint32_t j = 0; j < n && !reach[k] && h != g && h->name; j++)
+                reach[k] = reach[j] && df__calls_self_attr(m->funcs.items[c->methods.items[j]], h->name);
+        }
     for (uint32_t i = 0; i < g->ops.len; i++) {
         const IrOp *o = &g->ops.items[i];
         if (o->kind != IR_SET_ATTR || o->a == IR_NONE || o->b == IR_NONE || !o->name) continue;
@@ -955,13 +964,12 @@ static void df__forward_param_attrs(const IrModule *m, const IrClass *c, ClassFa
         if (base->kind != IR_LOAD || base->var != gself || val->kind != IR_LOAD || val->var >= g->vars.len ||
             !g->vars.items[val->var].is_param)
             continue;
-        bool called = df__calls_self_attr(fw, o->name);
-        for (uint32_t k = 0; k < c->methods.len && !called; k++) {
-            const IrFunc *h = m->funcs.items[c->methods.items[k]];
-            called = h != fw && h != g && h->name && df__calls_self_attr(fw, h->name) && df__calls_self_attr(h, o->name);
-        }
+        bool called = false;
+        for (uint32_t k = 0; k < n && !called; k++)
+            called = reach[k] && df__calls_self_attr(m->funcs.items[c->methods.items[k]], o->name);
         if (called) df__add_module_attr(cf, o->name);
     }
+    gl_free(reach);
 }
 
 /* Is self.<attr> a module in class ci: does some method of the class call a module-only method on
