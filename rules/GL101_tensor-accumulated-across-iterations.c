@@ -14,7 +14,10 @@
  * the method (cross-file summaries). A sum started again by every iteration of an enclosing loop
  * that then runs the update (a rollout's entropy bonus, over a range or a while loop that trains
  * nothing itself), or made by a function before its episode loop that the update follows in the
- * same call, is bounded by one update and not flagged.
+ * same call, is bounded by one update and not flagged. Nor is a sum in a sampling loop that feeds
+ * the model's output back without a backward (GL104 reports that loop once, at the model call:
+ * `torch.no_grad()` fixes both), nor one a Module's method returns from a loop without a backward
+ * (a loss over samples or time steps, for the caller to differentiate).
  *
  * In a method that runs once per training step (Lightning's `training_step`, a helper it calls, a
  * method a training loop calls), `self.epoch_loss += loss` is the same hazard without a loop in
@@ -418,6 +421,9 @@ void rule_GL101(RuleCtx *c)
                 continue;
             }
             const IrLoop *l = &f->loops.items[loop];
+            /* a sampling loop that feeds the model's output back, without a backward: GL104 reports
+             * it once, at the model call (as GL102) */
+            if (l->kind == LOOP_FEEDBACK && !l->has_backward) continue;
             /* a sum over sampled models or decoding steps that the function returns to a caller of
              * the file that trains on it (as GL102 and GL104) */
             /* ... and so is a loop of a Module's method that runs the model over samples or

@@ -30,7 +30,14 @@
  * built on a LightningModule of another file (it defines `training_step(self, batch, batch_idx)`)
  * gets Lightning's hooks: its training_step runs once per batch, its validation_step without grad.
  * Nor is a slot the loop handed to a call and then overwrites with what the call returns (`out,
- * states[k] = model(x, states[k])`, a recurrent state per chunk): the list gains no item.
+ * states[k] = model(x, states[k])`, a recurrent state per chunk): the list gains no item. Nor an
+ * agent's per-step store (`self.log_probs.append(lp)` in `select_action`) that another method of
+ * the class backpropagates through and empties (`del self.log_probs[:]`, `self.log_probs = []`,
+ * `.clear()`): the update needs the graph, and the buffer holds one episode. Nor a list kept by a
+ * sampling loop that feeds the model's output back without a backward: GL104 reports that loop
+ * once, at the model call (`torch.no_grad()` fixes both). A list only read at
+ * the epoch's end for logging (Lightning's `on_train_epoch_end`) is still reported: nothing
+ * backpropagates through it.
  *
  * ## Why is this bad?
  * Every stored tensor keeps its whole graph, and with it the saved activations of its iteration,
@@ -113,6 +120,59 @@ static bool is_returned(const IrFunc *f, uint32_t val_op)
     return false;
 }
 
+/* Is op an empty list or dict display (`[]`, `{}`)? */
+static bool empty_display(const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = op != IR_NONE ? &f->ops.items[op] : NULL;
+    /* (one of a tuple's: `self.a, self.b = [], []`) */
+    if (o && o->kind == IR_UNPACK && o->a != IR_NONE && f->ops.items[o->a].kind == IR_BUILD &&
+        o->aux < f->ops.items[o->a].nargs)
+        o = &f->ops.items[f->args.items[f->ops.items[o->a].args + o->aux]];
+    return o && o->kind == IR_BUILD && o->nargs == 0 && (o->aux == BUILD_LIST || o->aux == BUILD_DICT);
+}
+
+/* The pseudo-variable `self.<attr>` in method g, when v is one. */
+static bool is_self_attr_var(const IrFunc *g, uint32_t v, const char *attr)
+{
+    uint32_t self = ir_first_param(g);
+    if (v == IR_NONE || v >= g->vars.len || self == IR_NONE || g->vars.items[v].base != self) return false;
+    const char *dot = strrchr(g->vars.items[v].name, '.');
+    return dot && !strcmp(dot + 1, attr);
+}
+
+/* Is self.<attr> a rollout buffer of an update: a method of f's class other than f backpropagates
+ * and reads it (a policy-gradient update through the stored log-probs), and a method other than
+ * __init__ empties it (`self.attr = []`, `.clear()`, `del self.attr[:]`, `self.attr[:] = []`)?
+ * Its graph is needed, and bounded by the update's rhythm (an episode). A list only logged at
+ * the epoch's end (Lightning's outputs) is read by no backward. */
+static bool rollout_buffer_of_update(RuleCtx *c, const IrFunc *f, const char *attr)
+{
+    const IrClass *cls = c->m->classes.items[f->cls];
+    bool emptied = false, consumed = false;
+    for (uint32_t k = 0; k < cls->methods.len && !(emptied && consumed); k++) {
+        uint32_t gi = cls->methods.items[k];
+        const IrFunc *g = c->m->funcs.items[gi];
+        if (gi == f->index || gi == cls->init || !c->fx->funcs[gi].analysed) continue;
+        bool backprops = df_func_backprops(c->fx, gi), reads = false;
+        for (uint32_t i = 0; i < g->ops.len; i++) {
+            const IrOp *o = &g->ops.items[i];
+            uint32_t v = IR_NONE; /* the pseudo-variable emptied */
+            if (o->kind == IR_DEL && o->aux) v = o->var;
+            else if (o->kind == IR_SET_ATTR && empty_display(g, o->b)) v = o->var;
+            else if (o->kind == IR_SET_ITEM && empty_display(g, o->c) && o->a != IR_NONE) v = g->ops.items[o->a].var;
+            else if (o->kind == IR_CALL && o->nargs == 0 && ir_call_method(g, i) && !strcmp(ir_call_method(g, i), "clear")) {
+                uint32_t r = ir_call_receiver(g, i);
+                v = r != IR_NONE && g->ops.items[r].kind == IR_ATTR ? g->ops.items[r].var : IR_NONE;
+            } else if (o->kind == IR_ATTR && backprops && is_self_attr_var(g, o->var, attr)) {
+                reads = true;
+            }
+            if (is_self_attr_var(g, v, attr)) emptied = true;
+        }
+        consumed |= reads;
+    }
+    return emptied && consumed;
+}
+
 /* `self.losses.append(loss)` in a method that runs once per training step (called from a step
  * loop, or Lightning's training_step): the object outlives the call, so the list grows every step
  * unless the method itself starts it again. */
@@ -138,6 +198,7 @@ static void object_store_per_step(RuleCtx *c, const IrFunc *f, uint32_t at, uint
                 return;
         }
     }
+    if (rollout_buffer_of_update(c, f, attr)) return;
     const char *vt = rule_text(c, f, val_op);
     bool hook = !strcmp(f->name, "training_step") || ff->returns_loss;
     /* backward() frees the activations before the next step when it runs later in this call, or
@@ -185,6 +246,8 @@ static bool emptied_in_loop(RuleCtx *c, Emptied *e, const IrFunc *f, uint32_t va
             if (o->kind == IR_CALL) {
                 const char *m = ir_call_method(f, i);
                 if (m && !strcmp(m, "clear") && o->nargs == 0) v = ir_root_var(f, ir_call_receiver(f, i));
+            } else if (o->kind == IR_DEL && o->aux) { /* del var[:] */
+                v = o->var;
             } else if (o->kind == IR_STORE || o->kind == IR_SET_ATTR) {
                 uint32_t val = o->kind == IR_STORE ? o->a : o->b;
                 const IrOp *vo = val != IR_NONE ? &f->ops.items[val] : NULL;
@@ -248,6 +311,9 @@ static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32
         return;
     }
     const IrLoop *l = &f->loops.items[loop];
+    /* a sampling loop that feeds the model's output back, without a backward: GL104 reports the
+     * loop once, at the model call (its fix, no_grad, covers what the loop collects) */
+    if (l->kind == LOOP_FEEDBACK && !l->has_backward) return;
     /* emptied again inside the loop (`log_probs.clear()`, `values = []` after the update every n
      * steps): a rollout buffer, bounded by that rhythm */
     if (emptied_in_loop(c, em, f, var, loop)) return;

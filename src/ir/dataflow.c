@@ -1262,7 +1262,8 @@ static void df_step(Interp *I, uint32_t op)
         r = env_get(I, o->var);
         break;
     case IR_DEL:
-        if (o->var != IR_NONE) env_set(I, o->var, aval(VK_NONE, G_NONE, op));
+        /* `del x` unbinds x; `del buf[:]` leaves a container (what remains is judged as empty) */
+        if (o->var != IR_NONE) env_set(I, o->var, aval(o->aux ? VK_CONTAINER : VK_NONE, G_NONE, op));
         break;
     case IR_ATTR:
         r = df_attr(I, op);

@@ -260,6 +260,7 @@ void ir_dump(const IrModule *m, void (*emit)(void *ctx, const char *s), void *ct
                 op->kind == IR_BINOP || op->kind == IR_UNPACK || op->kind == IR_BUILD || op->kind == IR_DEFINE ||
                 op->kind == IR_CONST || op->kind == IR_WITH)
                 sb_printf(&sb, " #%u", op->aux);
+            if (op->kind == IR_DEL && op->aux) sb_puts(&sb, " items");
             if (op->flags & IR_F_AUG) sb_puts(&sb, " aug");
             if (op->flags & IR_F_STMT) sb_puts(&sb, " stmt");
             if (op->mode) sb_puts(&sb, mode_names[op->mode]);

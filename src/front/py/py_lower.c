@@ -552,10 +552,25 @@ static void py__stmt(Lower *L, TSNode n, Schedule *s)
             list[nt++] = t;
         }
         for (uint32_t i = 0; i < nt; i++) {
-            if (py__kind(list[i]) != PN_IDENTIFIER) continue;
-            const char *name = py__text(L, list[i]);
+            /* `del buf[:]`, `del self.buf[k]`: items taken out of a container (aux 1) */
+            TSNode target = list[i];
+            bool items = py__kind(target) == PN_SUBSCRIPT;
+            if (items) target = ts_node_child_by_field_id(target, fid_value);
+            uint32_t var = IR_NONE;
+            if (py__kind(target) == PN_IDENTIFIER) {
+                const char *name = py__text(L, target);
+                var = ir_build_var(&L->B, name, strlen(name));
+            } else if (items && py__kind(target) == PN_ATTRIBUTE) {
+                TSNode obj = ts_node_child_by_field_id(target, fid_object);
+                if (py__kind(obj) != PN_IDENTIFIER) continue;
+                const char *oname = py__text(L, obj);
+                var = ir_build_pseudo_var(&L->B, ir_build_var(&L->B, oname, strlen(oname)),
+                                          py__text(L, ts_node_child_by_field_id(target, fid_attribute)));
+            }
+            if (var == IR_NONE) continue;
             uint32_t op = emit(L, IR_DEL, list[i]);
-            op_at(L, op)->var = ir_build_var(&L->B, name, strlen(name));
+            op_at(L, op)->var = var;
+            op_at(L, op)->aux = items;
         }
         break;
     }
