@@ -1211,6 +1211,52 @@ static void df_store(Interp *I, uint32_t op, uint32_t var, AVal v)
     env_set_attrs(I, var, aval_unset());
 }
 
+/* What one iteration of a loop over `it` gives (the NEXT op at op). */
+static AVal df__item_of(AVal it, uint32_t op)
+{
+    AVal r = aval(VK_UNKNOWN, G_NONE, op);
+    uint16_t pair = it.flags & VF_ENUM ? VF_PAIR : 0;
+    it.flags &= (uint16_t)~VF_ENUM;
+    if (it.flags & VF_MODLIST) {
+        r.kind = VK_MODULE;
+        r.flags = VF_MODLIST | pair;
+    } else if (it.kind == VK_RANGE || it.kind == VK_SCALAR) {
+        r.kind = VK_SCALAR;
+    } else if (it.kind == VK_CONTAINER) {
+        r.grad = it.elem;
+        r.flags = it.flags & (VF_MODEL_OUT | VF_BATCH);
+        if (it.flags & VF_PIECES) r.kind = VK_TENSOR;
+        r.carried = it.carried;
+    } else if (it.kind == VK_TENSOR) {
+        r.kind = VK_TENSOR, r.grad = it.grad, r.src = it.src, r.carried = it.carried;
+    } else if (it.kind == VK_MODULE) {
+        r.kind = VK_MODULE;
+    } else {
+        r.flags = VF_BATCH; /* iterating a loader or an unknown iterable: a batch */
+        r.grad = it.grad >= G_POST ? it.grad : G_NONE;
+    }
+    r.flags |= pair;
+    return r;
+}
+
+/* The zip call (builtin, not shadowed) that the NEXT op at next iterates, with no starred
+ * argument; IR_NONE otherwise. */
+static uint32_t df__zip_of_next(Interp *I, uint32_t next)
+{
+    const IrFunc *f = I->f;
+    const IrOp *n = next != IR_NONE ? OP(I, next) : NULL;
+    if (!n || n->kind != IR_NEXT || n->a == IR_NONE) return IR_NONE;
+    const IrOp *call = OP(I, n->a);
+    if (call->kind != IR_CALL || call->a == IR_NONE) return IR_NONE;
+    const IrOp *callee = OP(I, call->a);
+    if (callee->kind != IR_LOAD || callee->qual || !callee->name || api_builtin(callee->name) != B_ZIP ||
+        val_of(I, call->a).kind != VK_UNKNOWN)
+        return IR_NONE;
+    for (uint32_t i = 0; i < call->nargs; i++)
+        if (f->kw.items[call->args + i]) return IR_NONE; /* zip(*rows), strict=... */
+    return n->a;
+}
+
 static void df_step(Interp *I, uint32_t op)
 {
     const IrOp *o = OP(I, op);
@@ -1379,6 +1425,13 @@ static void df_step(Interp *I, uint32_t op)
             r.def = op;
             break;
         }
+        uint32_t zip = df__zip_of_next(I, o->a);
+        if (zip != IR_NONE && o->aux < OP(I, zip)->nargs) {
+            /* `for gt, pred, p in zip(labels, texts, probs)`: each name gets an item of its own
+             * iterable (strings decoded from a tensor carry no graph) */
+            r = df__item_of(val_of(I, I->f->args.items[OP(I, zip)->args + o->aux]), op);
+            break;
+        }
         if (s.flags & VF_PAIR) {
             /* (index, item) from enumerate: the item is what the loop would have given */
             r.flags &= (uint16_t)~VF_PAIR;
@@ -1404,32 +1457,7 @@ static void df_step(Interp *I, uint32_t op)
         r.def = op;
         break;
     }
-    case IR_NEXT: {
-        AVal it = val_of(I, o->a);
-        r = aval(VK_UNKNOWN, G_NONE, op);
-        uint16_t pair = it.flags & VF_ENUM ? VF_PAIR : 0;
-        it.flags &= (uint16_t)~VF_ENUM;
-        if (it.flags & VF_MODLIST) {
-            r.kind = VK_MODULE;
-            r.flags = VF_MODLIST | pair;
-        } else if (it.kind == VK_RANGE || it.kind == VK_SCALAR) {
-            r.kind = VK_SCALAR;
-        } else if (it.kind == VK_CONTAINER) {
-            r.grad = it.elem;
-            r.flags = it.flags & (VF_MODEL_OUT | VF_BATCH);
-            if (it.flags & VF_PIECES) r.kind = VK_TENSOR;
-            r.carried = it.carried;
-        } else if (it.kind == VK_TENSOR) {
-            r.kind = VK_TENSOR, r.grad = it.grad, r.src = it.src, r.carried = it.carried;
-        } else if (it.kind == VK_MODULE) {
-            r.kind = VK_MODULE;
-        } else {
-            r.flags = VF_BATCH; /* iterating a loader or an unknown iterable: a batch */
-            r.grad = it.grad >= G_POST ? it.grad : G_NONE;
-        }
-        r.flags |= pair;
-        break;
-    }
+    case IR_NEXT: r = df__item_of(val_of(I, o->a), op); break;
     case IR_DEFINE:
         if (o->name && !strcmp(o->name, "class")) {
             r.kind = VK_CLASS;
