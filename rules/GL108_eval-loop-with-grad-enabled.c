@@ -16,12 +16,16 @@
  * (`utils.to_image(out)`) are no such object. The finding is on the line that runs the model (the
  * first model call in the loop whose outputs are not detached at once, or the call of the file's
  * function that runs it), with the loop beside it; the fix wraps the whole loop (for a
- * comprehension, the statement that holds it).
+ * comprehension, the statement that holds it). A loop that runs a count of times written in the
+ * code, at most 16 (`for i in range(5)`, `n_show = 6`): a few single pictures shown after training,
+ * is no pass over a held-out set and is left alone.
  *
  * What counts as running a model: a call of a module, a method of another file's class that runs
  * one (`critic.classify(x)`, `net.nll(x, y)`), in a Module's own method (`evaluate(self, dev)`) a
  * method of the class that no forward() reaches and that runs the class's submodules (a model
- * that is a container of an encoder and a decoder: `self.encode_and_decode(batch)`), and a method
+ * that is a container of an encoder and a decoder: `self.encode_and_decode(batch)`), or one that
+ * forward() reaches and that returns what the class's submodules compute (`self.logits(canvas)` in
+ * the class's own sampler; a network handed to `__init__` and run by forward counts), and a method
  * of the file that runs one and trains
  * nothing (an agent's `select_action(state)`, even when it keeps the step's log-prob on the agent
  * for a later update, unless something trains after the loop in the same iteration). Handing the
@@ -340,6 +344,42 @@ static bool hands_to_caller(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         }
     }
     return false;
+}
+
+/* The small whole number (at most 16) that op is, a literal or a name the function binds only
+ * to one such literal (`num_to_plot = 5`); -1 otherwise. */
+static long small_count(const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind == IR_LOAD && o->var != IR_NONE && !o->qual) {
+        uint32_t lit = IR_NONE;
+        for (uint32_t i = 0; i < f->ops.len; i++) {
+            const IrOp *s = &f->ops.items[i];
+            if ((s->kind != IR_STORE && s->kind != IR_PARAM && s->kind != IR_DEL) || s->var != o->var) continue;
+            if (s->kind != IR_STORE || lit != IR_NONE || s->a == IR_NONE) return -1;
+            lit = s->a;
+        }
+        if (lit == IR_NONE) return -1;
+        o = &f->ops.items[lit];
+    }
+    if (o->kind != IR_CONST || o->aux != CONST_INT || !o->name) return -1;
+    char *end;
+    long n = strtol(o->name, &end, 10);
+    return *end || n < 0 || n > 16 ? -1 : n;
+}
+
+/* Does loop l run a few times at most, by a count written in the code (`for i in range(5)`: a
+ * handful of single pictures shown after training, not a pass over a held-out set)? */
+static bool few_fixed_iterations(const IrFunc *f, const IrLoop *l)
+{
+    if (l->iter == IR_NONE || l->is_while) return false;
+    const IrOp *it = &f->ops.items[l->iter];
+    if (it->kind != IR_CALL || it->a == IR_NONE || !it->nargs || it->nargs > 2) return false;
+    const IrOp *callee = &f->ops.items[it->a];
+    if (callee->kind != IR_LOAD || callee->qual || !callee->name || api_builtin(callee->name) != B_RANGE) return false;
+    for (uint32_t k = 0; k < it->nargs; k++)
+        if (f->kw.items[it->args + k] || small_count(f, f->args.items[it->args + k]) < 0) return false;
+    return true;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -1152,7 +1192,7 @@ void rule_GL108(RuleCtx *c)
             if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || !ff->backedge || !ff->backedge[li] ||
                 (keeps_for_backward(c, f, ff, li) && (!leak_reported_in(leaks, nleaks, f, l) || hands_to_caller(c, f, l))))
                 continue;
-            if (model_frozen(c, &fz, f, call)) continue;
+            if (model_frozen(c, &fz, f, call) || few_fixed_iterations(f, l)) continue;
             const char *model = rule_text(c, f, call);
             /* reported where the model runs (the line a reader points at), the loop beside it */
             Diag *d = rule_report(c, f->ops.items[call].span, SEV_WARNING,

@@ -1154,12 +1154,43 @@ static AVal df_load(Interp *I, uint32_t op)
 
 /* Does what store op writes to var reach a .backward() on var: a store before the last one, or in
  * a loop that runs one later? (`loss = sum(losses) / n` after the training loop is a float) */
+/* Does op s run on every path that reaches op t (s < t, structured code, early exits aside):
+ * is no region that holds s closed, and no other branch of one entered, before t? */
+static bool df__dominates(const IrFunc *f, uint32_t s, uint32_t t)
+{
+    int depth = 0;
+    for (uint32_t i = s + 1; i < t; i++) {
+        switch (f->ops.items[i].kind) {
+        case IR_LOOP: case IR_IF: case IR_TRY: case IR_WITH: depth++; break;
+        case IR_END_LOOP: case IR_END_IF: case IR_END_TRY: case IR_END_WITH:
+            if (--depth < 0) return false;
+            break;
+        case IR_ELSE: case IR_EXCEPT:
+            if (depth == 0) return false;
+            break;
+        default: break;
+        }
+    }
+    return true;
+}
+
 static bool df__store_reaches_backward(const Interp *I, uint32_t op, uint32_t var)
 {
     uint32_t last = I->backward_last[var];
     if (last == IR_NONE || op == IR_NONE || op < last) return true;
-    for (uint32_t l = ir_op_loop(I->f, op); l != IR_NONE; l = I->f->loops.items[l].parent)
-        if (ir_loop_contains(I->f, l, last)) return true;
+    for (uint32_t l = ir_op_loop(I->f, op); l != IR_NONE; l = I->f->loops.items[l].parent) {
+        const IrLoop *lp = &I->f->loops.items[l];
+        if (!ir_loop_contains(I->f, l, last)) continue;
+        /* through the loop's back edge, unless every path to the backward stores the variable
+         * again first (`loss = criterion(...)`; `loss.backward()`; ...; `loss = metric(...)`)
+         * (bounded: a long loop body is taken to reach it) */
+        if (last - lp->op > 4096) return true;
+        for (uint32_t s = lp->op + 1; s < last; s++) {
+            const IrOp *so = &I->f->ops.items[s];
+            if (so->kind == IR_STORE && so->var == var && df__dominates(I->f, s, last)) return false;
+        }
+        return true;
+    }
     return false;
 }
 
