@@ -16,9 +16,11 @@
  * (`utils.to_image(out)`) are no such object. The finding is on the line that runs the model (the
  * first model call in the loop whose outputs are not detached at once, or the call of the file's
  * function that runs it), with the loop beside it; the fix wraps the whole loop (for a
- * comprehension, the statement that holds it). A loop that runs a count of times written in the
- * code, at most 16 (`for i in range(5)`, `n_show = 6`): a few single pictures shown after training,
- * is no pass over a held-out set and is left alone.
+ * comprehension, the statement that holds it). A loop that calls a function training in a loop of
+ * its own (a training epoch, of the file or of another file of the run) is an epoch loop: the
+ * validation pass it calls next is reported inside that pass. A loop that runs a count of times
+ * written in the code, at most 16 (`for i in range(5)`, `n_show = 6`), shows a few single pictures
+ * after training: it is no pass over a held-out set and is left alone.
  *
  * What counts as running a model: a call of a module, a method of another file's class that runs
  * one (`critic.classify(x)`, `net.nll(x, y)`), in a Module's own method (`evaluate(self, dev)`) a

@@ -101,6 +101,7 @@ static int debug__summaries(int argc, char **argv)
             if (s->flags & VF_MODEL_OUT) printf(", model output");
             if (s->flags & VF_ZERO_DIM) printf(", 0-dim");
             if (s->trains) printf(", trains");
+            if (s->backprops) printf(", backprops");
             if (s->evaluates) printf(", evaluates");
             printf("\n");
         }

@@ -411,7 +411,7 @@ static bool project__same_effect(const ExternSummary *a, const ExternSummary *b)
 {
     return a->kind == b->kind && a->grad == b->grad && a->elem == b->elem && a->flags == b->flags &&
            a->pmask == b->pmask && a->cmask == b->cmask && a->keep_acc == b->keep_acc && a->keep_coll == b->keep_coll &&
-           a->trains == b->trains && a->evaluates == b->evaluates && a->ret_tuple == b->ret_tuple &&
+           a->trains == b->trains && a->evaluates == b->evaluates && a->backprops == b->backprops && a->ret_tuple == b->ret_tuple &&
            a->ret_plain == b->ret_plain && a->ret_weak == b->ret_weak && a->ret_zero == b->ret_zero;
 }
 
@@ -520,7 +520,7 @@ static const ExternSummary *project__lookup(void *ctx, const char *qual)
 static bool project__informative(const ExternSummary *s, const ImportedCall *c)
 {
     /* a function (C++) or method that trains makes its caller's loop a step loop */
-    if (s->trains || s->evaluates) return true;
+    if (s->trains || s->evaluates || s->backprops) return true;
     /* a 0-dim result (a loss, or losses in a tuple): indexing it is GL403's, graph or not */
     if ((s->flags & VF_ZERO_DIM) || s->ret_zero) return true;
     bool method = c->qual[0] == ':' || strchr(c->qual, '#'); /* C++, or a Python class's method */

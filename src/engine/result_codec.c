@@ -34,6 +34,7 @@ static void put_summary(StrBuf *b, const ExternSummary *s)
     put_u32(b, s->kind), put_u32(b, s->grad), put_u32(b, s->elem), put_u32(b, s->nparams);
     put_u32(b, s->flags), put_u32(b, s->pmask), put_u32(b, s->cmask);
     put_u32(b, s->keep_acc), put_u32(b, s->keep_coll), put_u32(b, s->trains), put_u32(b, s->evaluates);
+    put_u32(b, s->backprops);
     put_u32(b, s->ret_tuple), put_u32(b, s->ret_plain), put_u32(b, s->ret_weak), put_u32(b, s->ret_zero);
 }
 
@@ -170,6 +171,7 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
         e->summary.keep_coll = (uint8_t)get_small(&r, 0xff);
         e->summary.trains = (uint8_t)get_small(&r, 1);
         e->summary.evaluates = (uint8_t)get_small(&r, 1);
+        e->summary.backprops = (uint8_t)get_small(&r, 1);
         e->summary.ret_tuple = (uint8_t)get_small(&r, 0xff);
         e->summary.ret_plain = (uint16_t)get_small(&r, 0xffff);
         e->summary.ret_weak = (uint16_t)get_small(&r, 0xffff);

@@ -108,13 +108,13 @@ static uint64_t run__ext_key(const LintOptions *o, const Project *p, uint32_t i)
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (uint32_t k = 0; k < n; k++) {
         const ExternSummary *s = o->ext(o->ext_ctx, calls[k].qual);
-        uint8_t b[21] = {0};
+        uint8_t b[22] = {0};
         if (s) {
             b[0] = 1, b[1] = s->kind, b[2] = s->grad, b[3] = s->elem, b[4] = s->nparams;
             memcpy(b + 5, &s->flags, 2), memcpy(b + 7, &s->pmask, 2), b[9] = s->cmask;
             b[10] = s->keep_acc, b[11] = s->keep_coll, b[12] = s->trains, b[13] = s->evaluates;
             b[14] = s->ret_tuple, memcpy(b + 15, &s->ret_plain, 2), memcpy(b + 17, &s->ret_weak, 2);
-            memcpy(b + 19, &s->ret_zero, 2);
+            memcpy(b + 19, &s->ret_zero, 2), b[21] = s->backprops;
         }
         h = cache_hash64(calls[k].qual, strlen(calls[k].qual), h);
         h = cache_hash64(b, sizeof b, h);

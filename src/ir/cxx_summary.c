@@ -226,6 +226,7 @@ bool df_export_method(const Facts *fx, uint32_t fi, ExternSummary *out, const ch
     if (ff->ret.flags & VF_UNSET) out->kind = VK_NONE; /* returns nothing */
     out->trains = ff->trains; /* runner.train_step(x, y): a loop that calls it is a step loop */
     out->evaluates = df_func_evaluates(fx, fi); /* model.predict(u): a loop that calls it evaluates */
+    out->backprops = !ff->trains && df_func_backprops(fx, fi); /* trainer.fit_epoch(loader) */
     uint32_t acc_at, coll_at;
     df_method_keeps(fx, fi, &out->keep_acc, &out->keep_coll, &acc_at, &coll_at);
     if (out->keep_coll && coll_at != IR_NONE) {

@@ -2000,6 +2000,7 @@ bool df_export_summary(const Facts *fx, uint32_t fi, ExternSummary *out)
     if (ff->ret.flags & VF_UNSET) out->kind = VK_NONE; /* returns nothing (what it does still counts) */
     out->trains = ff->trains;
     out->evaluates = df_func_evaluates(fx, fi);
+    out->backprops = !ff->trains && df_func_backprops(fx, fi);
     return true;
 }
 

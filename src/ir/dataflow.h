@@ -124,6 +124,8 @@ typedef struct ExternSummary {
                         * calls it is a step loop */
     uint8_t evaluates; /* runs a model once per call with grad on, trains nothing and keeps nothing
                         * (df_func_evaluates): a loop that calls it evaluates */
+    uint8_t backprops; /* trains in a loop of its own (df_func_backprops, not trains): a training
+                        * epoch, so a loop that calls it is an epoch loop */
     uint8_t ret_tuple; /* FuncFacts.ret_tuple, ret_plain, ret_weak: which elements of the tuple it
                         * returns carry no graph (`return action.numpy(), hidden`) */
     uint16_t ret_plain, ret_weak;

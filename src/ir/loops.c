@@ -502,15 +502,20 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         else if (l->has_model_call) l->kind = LOOP_STEP;
         else l->kind = LOOP_UNKNOWN;
     }
-    /* a loop that calls a function of the file training in a loop of its own (`for epoch in
-     * range(n): train_epoch(...)`) is an epoch loop */
+    /* a loop that calls a function training in a loop of its own (`for epoch in range(n):
+     * train_epoch(...)`, of the file or of another file of the run) is an epoch loop, also when it
+     * is taken for a step loop only because it runs a model (the evaluation that follows) */
     for (uint32_t li = 0; li < f->loops.len; li++) {
         IrLoop *l = &f->loops.items[li];
-        for (uint32_t op = l->op + 1; op < l->end && l->kind == LOOP_UNKNOWN; op++) {
+        bool model_only = l->kind == LOOP_STEP && !l->has_backward && !l->has_opt_step && !l->has_step_call &&
+                          !by_batches[li];
+        for (uint32_t op = l->op + 1; op < l->end && (l->kind == LOOP_UNKNOWN || model_only); op++) {
             if (f->ops.items[op].kind != IR_CALL || !ff->reached[op] || ir_op_loop(f, op) != li) continue;
             uint32_t t = df_call_target(m, fx, f, op);
-            if (t != IR_NONE && t != f->index && !fx->funcs[t].trains && df__func_backprops(fx, t, 3))
-                l->kind = LOOP_EPOCH;
+            const ExternSummary *es = t == IR_NONE ? df_call_extern(fx, f, op) : NULL;
+            if ((t != IR_NONE && t != f->index && !fx->funcs[t].trains && df__func_backprops(fx, t, 3)) ||
+                (es && es->backprops))
+                l->kind = LOOP_EPOCH, model_only = false;
         }
     }
     /* a loop with a step loop inside is an epoch loop, unless it steps itself: a batch loop whose
