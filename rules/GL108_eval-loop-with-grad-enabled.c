@@ -371,9 +371,18 @@ static long small_count(const IrFunc *f, uint32_t op)
 }
 
 /* Does loop l run a few times at most, by a count written in the code (`for i in range(5)`: a
- * handful of single pictures shown after training, not a pass over a held-out set)? */
-static bool few_fixed_iterations(const IrFunc *f, const IrLoop *l)
+ * handful of single pictures shown after training, not a pass over a held-out set), the model
+ * given what this iteration made (`test_set[i][0]`), not what an iteration before it left (a
+ * greedy decoder writing each token into its input)? */
+static bool few_fixed_iterations(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t call)
 {
+    const IrLoop *l = &f->loops.items[li];
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrOp *co = &f->ops.items[call];
+    for (uint32_t k = 0; k < co->nargs; k++) {
+        const AVal *a = &ff->val[f->args.items[co->args + k]];
+        if (a->carried == li || a->def == IR_NONE || !ir_loop_contains(f, li, a->def)) return false;
+    }
     if (l->iter == IR_NONE || l->is_while) return false;
     const IrOp *it = &f->ops.items[l->iter];
     if (it->kind != IR_CALL || it->a == IR_NONE || !it->nargs || it->nargs > 2) return false;
@@ -1194,7 +1203,7 @@ void rule_GL108(RuleCtx *c)
             if (call == IR_NONE || (grad_off_at != IR_NONE && grad_off_at < l->op) || !ff->backedge || !ff->backedge[li] ||
                 (keeps_for_backward(c, f, ff, li) && (!leak_reported_in(leaks, nleaks, f, l) || hands_to_caller(c, f, l))))
                 continue;
-            if (model_frozen(c, &fz, f, call) || few_fixed_iterations(f, l)) continue;
+            if (model_frozen(c, &fz, f, call) || few_fixed_iterations(c, f, li, call)) continue;
             const char *model = rule_text(c, f, call);
             /* reported where the model runs (the line a reader points at), the loop beside it */
             Diag *d = rule_report(c, f->ops.items[call].span, SEV_WARNING,

@@ -1174,17 +1174,18 @@ static bool df__dominates(const IrFunc *f, uint32_t s, uint32_t t)
     return true;
 }
 
-static bool df__store_reaches_backward(const Interp *I, uint32_t op, uint32_t var)
+/* Can the value stored at op reach the backward called on var: before it, or around a loop that
+ * holds both (with `exact`, unless every path to the backward stores the variable again first:
+ * `loss = criterion(...)`; `loss.backward()`; ...; `loss = metric(...)`)? */
+static bool df__store_reaches_backward(const Interp *I, uint32_t op, uint32_t var, bool exact)
 {
     uint32_t last = I->backward_last[var];
     if (last == IR_NONE || op == IR_NONE || op < last) return true;
     for (uint32_t l = ir_op_loop(I->f, op); l != IR_NONE; l = I->f->loops.items[l].parent) {
         const IrLoop *lp = &I->f->loops.items[l];
         if (!ir_loop_contains(I->f, l, last)) continue;
-        /* through the loop's back edge, unless every path to the backward stores the variable
-         * again first (`loss = criterion(...)`; `loss.backward()`; ...; `loss = metric(...)`)
-         * (bounded: a long loop body is taken to reach it) */
-        if (last - lp->op > 4096) return true;
+        /* (bounded: a long loop body is taken to reach it) */
+        if (!exact || last - lp->op > 4096) return true;
         for (uint32_t s = lp->op + 1; s < last; s++) {
             const IrOp *so = &I->f->ops.items[s];
             if (so->kind == IR_STORE && so->var == var && df__dominates(I->f, s, last)) return false;
@@ -1220,9 +1221,10 @@ static void df__zero_dim_operands(Interp *I, uint32_t vop)
 static void df_store(Interp *I, uint32_t op, uint32_t var, AVal v)
 {
     if (var == IR_NONE) return;
-    if (I->backward_vars[var] && df__store_reaches_backward(I, op, var)) {
-        /* `.backward()` is called on this variable: whatever it holds carries a graph */
-        if (v.grad < G_LIVE && v.kind != VK_SCALAR) v.grad = G_LIVE;
+    if (I->backward_vars[var] && df__store_reaches_backward(I, op, var, false)) {
+        /* `.backward()` is called on this variable: whatever it holds carries a graph (when it
+         * gets there) and is a 0-dim loss (a validation loss of the same name too) */
+        if (v.grad < G_LIVE && v.kind != VK_SCALAR && df__store_reaches_backward(I, op, var, true)) v.grad = G_LIVE;
         v.flags |= VF_ZERO_DIM;
         if (v.kind == VK_UNKNOWN) v.kind = VK_TENSOR;
         if (op != IR_NONE && op < I->f->ops.len && OP(I, op)->kind == IR_STORE) df__zero_dim_operands(I, OP(I, op)->a);
