@@ -4,7 +4,8 @@
  * Flags every `Variable(...)` (`torch.autograd.Variable`, `autograd.Variable`) call that passes
  * the `volatile` keyword, also through a wrapper lambda that forwards its keywords to it
  * (`Variable = lambda *args, **kwargs: autograd.Variable(*args, **kwargs).cuda()`, the usual way
- * old notebooks moved every Variable to the GPU).
+ * old notebooks moved every Variable to the GPU), or through a class of the file built on torch's
+ * (`class Variable(autograd.Variable)` whose `__init__` moves the data and passes the rest on).
  *
  * ## Why is this bad?
  * `volatile=True` was how pre-0.4 code switched off graph construction for inference. Since
@@ -58,6 +59,24 @@ static const char *forwarded_callee(const RuleCtx *c, const IrFunc *f, uint32_t 
     return q;
 }
 
+/* Is the callee of call op a class of the file built on torch's Variable (`class
+ * Variable(autograd.Variable)` that moves its data to the GPU and passes the rest on)? */
+static bool variable_subclass(const RuleCtx *c, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    const IrOp *callee = o->a != IR_NONE ? &f->ops.items[o->a] : NULL;
+    if (!callee || callee->kind != IR_LOAD || !callee->name) return false;
+    for (uint32_t k = 0; k < c->m->classes.len; k++) {
+        const IrClass *cls = c->m->classes.items[k];
+        if (strcmp(cls->name, callee->name) != 0) continue;
+        for (uint32_t b = 0; b < cls->bases.len; b++) {
+            const char *base = cls->bases.items[b], *dot = strrchr(base, '.');
+            if (!strcmp(dot ? dot + 1 : base, "Variable") && (!dot || !strncmp(base, "torch.", 6))) return true;
+        }
+    }
+    return false;
+}
+
 void rule_GL401(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -75,7 +94,7 @@ void rule_GL401(RuleCtx *c)
                 const char *dot = name ? strrchr(name, '.') : NULL;
                 if (dot) name = dot + 1;
             }
-            if (!name || strcmp(name, "Variable") != 0) continue;
+            if ((!name || strcmp(name, "Variable") != 0) && !variable_subclass(c, f, i)) continue;
             Diag *d = rule_report(c, f->ops.items[v].span, SEV_ERROR,
                                   "`volatile=` is ignored since PyTorch 0.4: this Variable still records an "
                                   "autograd graph");
