@@ -353,7 +353,9 @@ static bool hands_to_caller(RuleCtx *c, const IrFunc *f, const IrLoop *l)
 static long small_count(const IrFunc *f, uint32_t op)
 {
     const IrOp *o = &f->ops.items[op];
-    if (o->kind == IR_LOAD && o->var != IR_NONE && !o->qual) {
+    /* (a name: its bindings are looked up in the function, when that is of ordinary size: each
+     * reported loop asks, so a huge body of many loops would be quadratic) */
+    if (o->kind == IR_LOAD && o->var != IR_NONE && !o->qual && f->ops.len <= 20000) {
         uint32_t lit = IR_NONE;
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *s = &f->ops.items[i];

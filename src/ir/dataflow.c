@@ -923,53 +923,54 @@ static void df__add_module_attr(ClassFacts *cf, const char *name)
     array_push(&cf->module_attrs, name);
 }
 
-/* Does g call self.<name>(...)? */
-static bool df__calls_self_attr(const IrFunc *g, const char *name)
-{
-    uint32_t self = ir_first_param(g);
-    if (self == IR_NONE) return false;
-    for (uint32_t k = 0; k < g->ops.len; k++) {
-        const IrOp *call = &g->ops.items[k];
-        if (call->kind != IR_CALL || call->a == IR_NONE) continue;
-        const IrOp *callee = &g->ops.items[call->a];
-        if (callee->kind != IR_ATTR || callee->a == IR_NONE || !callee->name || strcmp(callee->name, name)) continue;
-        const IrOp *cb = &g->ops.items[callee->a];
-        if (cb->kind == IR_LOAD && cb->var == self) return true;
-    }
-    return false;
-}
-
 /* The attributes of a Module class that __init__ sets from its parameters and forward() calls,
- * itself or in a method of the class it calls (`self.net = net` ... `self.net(x)`): the network
- * the model was built around. */
+ * itself or in a method of the class it calls, any levels down (`self.net = net` ...
+ * `self.net(x)`): the network the model was built around. Each method is scanned once. */
 static void df__forward_param_attrs(const IrModule *m, const IrClass *c, ClassFacts *cf)
 {
     if (c->init == IR_NONE || c->forward == IR_NONE) return;
-    const IrFunc *g = m->funcs.items[c->init], *fw = m->funcs.items[c->forward];
+    const IrFunc *g = m->funcs.items[c->init];
     uint32_t gself = ir_first_param(g), n = c->methods.len;
     if (gself == IR_NONE) return;
-    /* the methods forward() runs, through self.<method>(...) a few levels down */
-    uint8_t *reach = gl_calloc(n + 1, 1);
-    for (uint32_t k = 0; k < n; k++) reach[k] = m->funcs.items[c->methods.items[k]] == fw;
-    for (int pass = 0; pass < 4; pass++)
-        for (uint32_t k = 0; k < n; k++) {
-            const IrFunc *h = m->funcs.items[c->methods.items[k]];
-            for (uint32_t j = 0; j < n && !reach[k] && h != g && h->name; j++)
-                reach[k] = reach[j] && df__calls_self_attr(m->funcs.items[c->methods.items[j]], h->name);
+    StrMap method_of, called; /* method name -> its index in c->methods; names called as self.X() */
+    strmap_init(&method_of);
+    strmap_init(&called);
+    for (uint32_t k = 0; k < n; k++) {
+        const IrFunc *h = m->funcs.items[c->methods.items[k]];
+        if (h->name && h != g) strmap_put(&method_of, h->name, strlen(h->name), k);
+    }
+    uint32_t *queue = gl_malloc(sizeof *queue * (n + 1)), nq = 0;
+    uint8_t *seen = gl_calloc(n + 1, 1);
+    for (uint32_t k = 0; k < n; k++)
+        if (c->methods.items[k] == c->forward) queue[nq++] = k, seen[k] = 1;
+    for (uint32_t q = 0; q < nq; q++) {
+        const IrFunc *h = m->funcs.items[c->methods.items[queue[q]]];
+        uint32_t self = ir_first_param(h);
+        for (uint32_t i = 0; self != IR_NONE && i < h->ops.len; i++) {
+            const IrOp *call = &h->ops.items[i];
+            if (call->kind != IR_CALL || call->a == IR_NONE) continue;
+            const IrOp *callee = &h->ops.items[call->a];
+            if (callee->kind != IR_ATTR || callee->a == IR_NONE || !callee->name) continue;
+            const IrOp *cb = &h->ops.items[callee->a];
+            if (cb->kind != IR_LOAD || cb->var != self) continue;
+            size_t len = strlen(callee->name);
+            strmap_put(&called, callee->name, len, 1);
+            uint32_t k = strmap_get(&method_of, callee->name, len);
+            if (k != UINT32_MAX && !seen[k]) seen[k] = 1, queue[nq++] = k;
         }
+    }
     for (uint32_t i = 0; i < g->ops.len; i++) {
         const IrOp *o = &g->ops.items[i];
         if (o->kind != IR_SET_ATTR || o->a == IR_NONE || o->b == IR_NONE || !o->name) continue;
         const IrOp *base = &g->ops.items[o->a], *val = &g->ops.items[o->b];
-        if (base->kind != IR_LOAD || base->var != gself || val->kind != IR_LOAD || val->var >= g->vars.len ||
-            !g->vars.items[val->var].is_param)
-            continue;
-        bool called = false;
-        for (uint32_t k = 0; k < n && !called; k++)
-            called = reach[k] && df__calls_self_attr(m->funcs.items[c->methods.items[k]], o->name);
-        if (called) df__add_module_attr(cf, o->name);
+        if (base->kind == IR_LOAD && base->var == gself && val->kind == IR_LOAD && val->var < g->vars.len &&
+            g->vars.items[val->var].is_param && strmap_get(&called, o->name, strlen(o->name)) != UINT32_MAX)
+            df__add_module_attr(cf, o->name);
     }
-    gl_free(reach);
+    gl_free(queue);
+    gl_free(seen);
+    strmap_free(&method_of);
+    strmap_free(&called);
 }
 
 /* Is self.<attr> a module in class ci: does some method of the class call a module-only method on
