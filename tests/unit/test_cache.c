@@ -55,7 +55,10 @@ static void test_roundtrip(void **state)
     in.n_exports = 1;
     in.exports = ARENA_NEW(&in.arena, ExportedFunc);
     in.exports[0].name = "repackage_hidden";
-    in.exports[0].summary = (ExternSummary){1, 2, 3, 4, 0x1234, 0x8001, 0x81, 0x05, 0x82, 1, 1, 3, 0x8002, 0x0004, 0x4001};
+    in.exports[0].summary = (ExternSummary){.kind = 1, .grad = 2, .elem = 3, .nparams = 4, .flags = 0x1234,
+                                            .pmask = 0x8001, .cmask = 0x81, .keep_acc = 0x05, .keep_coll = 0x82,
+                                            .trains = 1, .evaluates = 1, .backprops = 1, .ret_tuple = 3,
+                                            .ret_plain = 0x8002, .ret_weak = 0x0004, .ret_zero = 0x4001};
     in.n_calls = 2;
     in.calls = ARENA_NEW_N(&in.arena, ImportedCall, 2);
     in.calls[0] = (ImportedCall){"utils.f", true, false, false};
@@ -74,7 +77,8 @@ static void test_roundtrip(void **state)
     const ExternSummary *es = &out.exports[0].summary;
     assert_true(es->kind == 1 && es->grad == 2 && es->elem == 3 && es->nparams == 4 && es->flags == 0x1234 &&
                 es->pmask == 0x8001 && es->cmask == 0x81 && es->keep_acc == 0x05 && es->keep_coll == 0x82 &&
-                es->trains == 1 && es->evaluates == 1 && es->ret_tuple == 3 && es->ret_plain == 0x8002 &&
+                es->trains == 1 && es->evaluates == 1 && es->backprops == 1 && es->ret_tuple == 3 &&
+                es->ret_plain == 0x8002 &&
                 es->ret_weak == 0x0004 && es->ret_zero == 0x4001);
     assert_int_equal(out.n_calls, 2);
     assert_string_equal(out.calls[1].qual, "::rl::Storage::add");
