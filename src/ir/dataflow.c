@@ -1153,8 +1153,6 @@ static AVal df_load(Interp *I, uint32_t op)
     return r;
 }
 
-/* Does what store op writes to var reach a .backward() on var: a store before the last one, or in
- * a loop that runs one later? (`loss = sum(losses) / n` after the training loop is a float) */
 /* Does op s run on every path that reaches op t (s < t, structured code, early exits aside):
  * is no region that holds s closed, and no other branch of one entered, before t? */
 static bool df__dominates(const IrFunc *f, uint32_t s, uint32_t t)
@@ -1177,7 +1175,8 @@ static bool df__dominates(const IrFunc *f, uint32_t s, uint32_t t)
 
 /* Can the value stored at op reach the backward called on var: before it, or around a loop that
  * holds both (with `exact`, unless every path to the backward stores the variable again first:
- * `loss = criterion(...)`; `loss.backward()`; ...; `loss = metric(...)`)? */
+ * `loss = criterion(...)`; `loss.backward()`; ...; `loss = metric(...)`)? (`loss = sum(losses) / n`
+ * after the training loop is a float) */
 static bool df__store_reaches_backward(const Interp *I, uint32_t op, uint32_t var, bool exact)
 {
     uint32_t last = I->backward_last[var];
