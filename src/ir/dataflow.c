@@ -1153,24 +1153,29 @@ static AVal df_load(Interp *I, uint32_t op)
     return r;
 }
 
-/* Does op s run on every path that reaches op t (s < t, structured code, early exits aside):
- * is no region that holds s closed, and no other branch of one entered, before t? */
-static bool df__dominates(const IrFunc *f, uint32_t s, uint32_t t)
+/* Is there a store to var, in loop lp before op t, that runs on every path reaching t (structured
+ * code, early exits aside)? One walk back from t: a region closed before t, and the branch before
+ * the one t is in (`else`, `except`), are stepped over; what is left runs whenever t does. */
+static bool df__store_dominates(const IrFunc *f, const IrLoop *lp, uint32_t t, uint32_t var)
 {
-    int depth = 0;
-    for (uint32_t i = s + 1; i < t; i++) {
-        switch (f->ops.items[i].kind) {
-        case IR_LOOP: case IR_IF: case IR_TRY: case IR_WITH: depth++; break;
-        case IR_END_LOOP: case IR_END_IF: case IR_END_TRY: case IR_END_WITH:
-            if (--depth < 0) return false;
-            break;
+    int depth = 0; /* regions entered from their end, walking back */
+    for (uint32_t i = t; i-- > lp->op + 1;) {
+        const IrOp *o = &f->ops.items[i];
+        switch (o->kind) {
+        case IR_END_LOOP: case IR_END_IF: case IR_END_TRY: case IR_END_WITH: depth++; break;
         case IR_ELSE: case IR_EXCEPT:
-            if (depth == 0) return false;
+            if (depth == 0) depth++; /* t is in this branch: skip the ones before it */
+            break;
+        case IR_LOOP: case IR_IF: case IR_TRY: case IR_WITH:
+            if (depth > 0) depth--;
+            break;
+        case IR_STORE:
+            if (depth == 0 && o->var == var) return true;
             break;
         default: break;
         }
     }
-    return true;
+    return false;
 }
 
 /* Can the value stored at op reach the backward called on var: before it, or around a loop that
@@ -1186,11 +1191,7 @@ static bool df__store_reaches_backward(const Interp *I, uint32_t op, uint32_t va
         if (!ir_loop_contains(I->f, l, last)) continue;
         /* (bounded: a long loop body is taken to reach it) */
         if (!exact || last - lp->op > 4096) return true;
-        for (uint32_t s = lp->op + 1; s < last; s++) {
-            const IrOp *so = &I->f->ops.items[s];
-            if (so->kind == IR_STORE && so->var == var && df__dominates(I->f, s, last)) return false;
-        }
-        return true;
+        return !df__store_dominates(I->f, lp, last, var);
     }
     return false;
 }
