@@ -121,14 +121,20 @@ static bool is_returned(const IrFunc *f, uint32_t val_op)
 }
 
 /* Is op an empty list or dict display (`[]`, `{}`)? */
+static bool empty_build(const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = op != IR_NONE ? &f->ops.items[op] : NULL;
+    return o && o->kind == IR_BUILD && o->nargs == 0 && (o->aux == BUILD_LIST || o->aux == BUILD_DICT);
+}
+
+/* ... or one of a tuple's (`self.a, self.b = [], []`)? */
 static bool empty_display(const IrFunc *f, uint32_t op)
 {
     const IrOp *o = op != IR_NONE ? &f->ops.items[op] : NULL;
-    /* (one of a tuple's: `self.a, self.b = [], []`) */
     if (o && o->kind == IR_UNPACK && o->a != IR_NONE && f->ops.items[o->a].kind == IR_BUILD &&
         o->aux < f->ops.items[o->a].nargs)
-        o = &f->ops.items[f->args.items[f->ops.items[o->a].args + o->aux]];
-    return o && o->kind == IR_BUILD && o->nargs == 0 && (o->aux == BUILD_LIST || o->aux == BUILD_DICT);
+        op = f->args.items[f->ops.items[o->a].args + o->aux];
+    return empty_build(f, op);
 }
 
 /* The pseudo-variable `self.<attr>` in method g, when v is one. */
@@ -248,11 +254,9 @@ static bool emptied_in_loop(RuleCtx *c, Emptied *e, const IrFunc *f, uint32_t va
                 if (m && !strcmp(m, "clear") && o->nargs == 0) v = ir_root_var(f, ir_call_receiver(f, i));
             } else if (o->kind == IR_DEL && o->aux) { /* del var[:] */
                 v = o->var;
-            } else if (o->kind == IR_STORE || o->kind == IR_SET_ATTR) {
-                uint32_t val = o->kind == IR_STORE ? o->a : o->b;
-                const IrOp *vo = val != IR_NONE ? &f->ops.items[val] : NULL;
-                if (vo && vo->kind == IR_BUILD && vo->nargs == 0 && (vo->aux == BUILD_LIST || vo->aux == BUILD_DICT))
-                    v = o->var;
+            } else if ((o->kind == IR_STORE || o->kind == IR_SET_ATTR) &&
+                       empty_build(f, o->kind == IR_STORE ? o->a : o->b)) {
+                v = o->var;
             }
             if (v == IR_NONE || v >= f->vars.len) continue;
             e->next[i] = e->first[v], e->first[v] = i;
