@@ -11,6 +11,7 @@
 #include "engine/suppress.h"
 #include "front/cxx/cx.h"
 #include "front/py/py.h"
+#include "ir/api.h"
 
 typedef void (*RuleFn)(RuleCtx *);
 
@@ -130,11 +131,21 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
                 if (!a) break;
                 names[nnames++] = a;
             }
+            /* an object a lowercase helper of another file returned (`model = restore(path)`): its
+             * class is unknown, so the method is also the duck-typed "#sketch", for the grad-off
+             * callers of the project (project__grad_off_masks) */
+            if (recv != IR_NONE && REF_IS_EXTERN(ff->val[recv].ref) && nnames < 9 &&
+                REF_EXTERN_INDEX(ff->val[recv].ref) < fx->ext_classes.len &&
+                !api_camel_last(fx->ext_classes.items[REF_EXTERN_INDEX(ff->val[recv].ref)])) {
+                AVal unknown = {.kind = VK_UNKNOWN, .ref = IR_NONE};
+                const char *duck = df_method_qual(fx, &unknown, ir_call_method(f, op), alt[nnames], sizeof alt[nnames]);
+                if (duck) names[nnames++] = duck;
+            }
             for (uint32_t n = 0; n < nnames; n++) {
                 const char *name = names[n];
                 uint32_t k = strmap_get(&seen, name, strlen(name));
                 if (k == UINT32_MAX) {
-                    ImportedCall ic = {arena_strdup(&out->arena, name), false, false, false};
+                    ImportedCall ic = {.qual = arena_strdup(&out->arena, name)};
                     strmap_put(&seen, ic.qual, strlen(ic.qual), k = calls.len);
                     array_push(&calls, ic);
                 }
@@ -144,6 +155,8 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
                         per_step = f->loops.items[l].kind == LOOP_STEP;
                     calls.items[k].per_step = per_step;
                 }
+                if (df_mode_off(o->mode) || df_mode_off(f->base_mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE))
+                    calls.items[k].grad_off = true;
                 for (uint32_t i = 0; i < o->nargs; i++) {
                     if (f->kw.items[o->args + i]) continue;
                     const AVal *a = &ff->val[f->args.items[o->args + i]];
@@ -153,11 +166,23 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
             }
         }
     }
+    for (uint32_t k = 0; k < m->imported.len; k++) { /* after the calls: run.c, lint_result_calls */
+        const char *name = m->imported.items[k];
+        if (!strncmp(name, "torch.", 6) || strmap_get(&seen, name, strlen(name)) != UINT32_MAX) continue;
+        ImportedCall ic = {.qual = arena_strdup(&out->arena, name), .import_only = true};
+        strmap_put(&seen, ic.qual, strlen(ic.qual), calls.len);
+        array_push(&calls, ic);
+    }
     out->calls = ARENA_NEW_N(&out->arena, ImportedCall, calls.len ? calls.len : 1);
     if (calls.len) memcpy(out->calls, calls.items, sizeof(ImportedCall) * calls.len);
     out->n_calls = calls.len;
     array_free(&calls);
     strmap_free(&seen);
+}
+
+bool lint_result_calls(const LintResult *r)
+{
+    return r->n_calls && !r->calls[0].import_only; /* the imports come after the calls */
 }
 
 struct LintDoc {
@@ -309,6 +334,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     fx.ext = o->ext;
     fx.ext_ctx = o->ext_ctx;
     fx.ext_per_step = o->ext_per_step;
+    fx.ext_grad_off = o->ext_grad_off;
     gl_ctx_stage("dataflow");
     df_analyse(&m, &fx);
     engine__project_facts(&m, &fx, out);

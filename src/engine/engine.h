@@ -24,6 +24,7 @@ typedef struct LintOptions {
     ExternLookup ext;    /* optional: summaries of functions in the other files linted together */
     void *ext_ctx;
     ExternPerStep ext_per_step; /* optional (C++): which of this file's functions others call each step */
+    ExternPerStep ext_grad_off; /* optional: which of this file's functions another file calls with grad off */
 } LintOptions;
 
 /* How a C++ file was parsed (LintResult.cxx). */
@@ -37,6 +38,10 @@ typedef struct ImportedCall {
     bool module_arg; /* some call passes a module */
     bool per_step;   /* C++: some call runs once per training step (in a step loop, or in a function
                       * that runs every step): the callee's file marks it so (ExternPerStep) */
+    bool import_only; /* imported, never called (`from models import Seq`, the model loaded by a
+                       * helper): only says which modules the file names (duck-typed methods) */
+    bool grad_off;   /* some call runs with grad off (`with torch.no_grad(): evaluate(net, val)`, or in a
+                      * function called so): the callee's file marks it so (LintOptions.ext_grad_off) */
 } ImportedCall;
 
 /* A top-level function's summary, for the files that import it (see engine/project.h). */
@@ -70,6 +75,8 @@ void lint_options_default(LintOptions *o); /* every rule on */
 int engine_lint(const char *path, const char *src, size_t len, SourceLang lang, const LintOptions *o,
                 LintResult *out);
 void lint_result_free(LintResult *r);
+/* Does the file call an imported name (not only import one)? Its runs depend on other files then. */
+bool lint_result_calls(const LintResult *r);
 /* Print, for each C++ file, its parse and lowering times on stderr (GRADLEAK_DEBUG_CXX; set once
  * before any thread starts). */
 void engine_set_cxx_timing(bool on);

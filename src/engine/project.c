@@ -1,6 +1,7 @@
 /* Linting files together: resolving imported names to the files that define them, and the rounds of
  * re-linting that carry function summaries from file to file (see project.h). */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ typedef struct ProjPlace {
     ExportedFunc *exports; /* only the functions that some file calls by name (Project.wanted) */
     uint32_t n_exports;
     bool changed;      /* its summaries changed when it was linted again */
+    uint64_t grad_off; /* bit k: some file calls exports[k] with grad off (project__grad_off_masks) */
 } ProjPlace;
 
 /* The names one file calls. Files often call the same (every training script calls the same
@@ -67,6 +69,7 @@ struct Project {
 
 static const ExternSummary *project__lookup(void *ctx, const char *qual);
 static bool project__called_per_step(void *ctx, const char *name);
+static bool project__called_grad_off(void *ctx, const char *name);
 
 Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
 {
@@ -131,6 +134,7 @@ void project_attach(Project *p, uint32_t i, LintOptions *o)
     o->ext = project__lookup;
     o->ext_ctx = p->files[i].place; /* NULL: none of its calls can reach another file */
     o->ext_per_step = p->per_step.len ? project__called_per_step : NULL;
+    o->ext_grad_off = p->files[i].place && p->files[i].place->grad_off ? project__called_grad_off : NULL;
 }
 
 /* The function a qualified name calls: "f" of "pkg.utils.f" or ".f". */
@@ -228,7 +232,8 @@ static const ProjCalls *project__calls(Project *p, const LintResult *r)
     sb_append(&key, "", 0);
     for (uint32_t k = 0; k < r->n_calls; k++) {
         sb_puts(&key, r->calls[k].qual);
-        sb_putc(&key, (char)('0' + r->calls[k].per_step * 4 + r->calls[k].graph_arg * 2 + r->calls[k].module_arg));
+        sb_putc(&key, (char)('A' + r->calls[k].import_only * 16 + r->calls[k].grad_off * 8 + r->calls[k].per_step * 4 +
+                             r->calls[k].graph_arg * 2 + r->calls[k].module_arg));
         sb_putc(&key, 0); /* a name never holds a NUL: the key is unambiguous */
     }
     uint32_t at = strmap_get(&p->lists, key.data, key.len);
@@ -285,6 +290,7 @@ static void project__begin(Project *p)
     for (uint32_t l = 0; l < p->list_of.len; l++)
         for (uint32_t k = 0; k < p->list_of.items[l]->n; k++) {
             const ImportedCall *ic = &p->list_of.items[l]->items[k];
+            if (ic->import_only) continue;
             const char *fn = project__func(ic->qual); /* points into the kept copy */
             strmap_put(&p->wanted, fn, strlen(fn), 0);
             if (ic->per_step && ic->qual[0] == ':') strmap_put(&p->per_step, ic->qual, strlen(ic->qual), p->round);
@@ -309,6 +315,7 @@ static void project__begin(Project *p)
     for (uint32_t i = 0; i < p->n; i++) {
         ProjFile *f = &p->files[i];
         for (uint32_t k = 0; f->calls && k < f->calls->n && !f->place; k++) {
+            if (f->calls->items[k].import_only) continue;
             const char *fn = project__func(f->calls->items[k].qual);
             const char *path;
             if (strmap_get(&exported, fn, strlen(fn)) != UINT32_MAX && p->load(p->load_ctx, i, &path, NULL) == 0)
@@ -508,6 +515,51 @@ uint64_t project_per_step_mask(const Project *p, uint32_t i)
     return mask;
 }
 
+/* Is the export called name (the linted file's) called with grad off by some other file? */
+static bool project__called_grad_off(void *ctx, const char *name)
+{
+    const ProjPlace *pl = ctx;
+    for (uint32_t k = 0; pl && k < pl->n_exports && k < 64; k++)
+        if ((pl->grad_off >> k & 1) && !strcmp(pl->exports[k].name, name)) return true;
+    return false;
+}
+
+uint64_t project_grad_off_mask(const Project *p, uint32_t i)
+{
+    const ProjPlace *pl = p->files[i].place;
+    return pl ? pl->grad_off : 0;
+}
+
+/* Which exports each file's calls with grad off reach (`with torch.no_grad(): evaluate(net, val)`
+ * in a script, evaluate in utils.py): a call in any file is enough, as for the calls inside one file
+ * (loops.c, df_mark_grad_off_callees). A file whose mask changed is linted again (project_next_round
+ * sets its bit in again). The first lint's calls decide: a caller that is itself called with grad off
+ * from a third file is not followed. */
+static void project__grad_off_masks(Project *p, uint8_t *again)
+{
+    uint64_t *mask = gl_calloc(p->n ? p->n : 1, sizeof *mask);
+    for (uint32_t i = 0; i < p->n; i++) {
+        const ProjFile *f = &p->files[i];
+        for (uint32_t k = 0; f->calls && f->place && k < f->calls->n; k++) {
+            if (!f->calls->items[k].grad_off) continue;
+            uint32_t file;
+            const ExternSummary *s = project__resolve(f->place, f->calls->items[k].qual, &file);
+            if (!s) continue;
+            const ProjPlace *pl = p->files[file].place;
+            const ExportedFunc *e = (const ExportedFunc *)(const void *)((const char *)s - offsetof(ExportedFunc, summary));
+            uint32_t at = (uint32_t)(e - pl->exports);
+            if (at < 64) mask[file] |= 1ull << at;
+        }
+    }
+    for (uint32_t i = 0; i < p->n; i++) {
+        ProjPlace *pl = p->files[i].place;
+        if (!pl || pl->grad_off == mask[i]) continue;
+        pl->grad_off = mask[i];
+        again[i] = 1;
+    }
+    gl_free(mask);
+}
+
 static const ExternSummary *project__lookup(void *ctx, const char *qual)
 {
     uint32_t file;
@@ -544,11 +596,14 @@ uint32_t project_next_round(Project *p, uint32_t *which)
     if (p->round >= PROJECT_MAX_ROUNDS) return 0;
     if (!p->placed) project__begin(p);
     project__index(p);
+    uint8_t *grad_off_changed = gl_calloc(p->n ? p->n : 1, 1);
+    project__grad_off_masks(p, grad_off_changed);
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->n; i++) {
         const ProjFile *f = &p->files[i];
-        bool again = false;
+        bool again = grad_off_changed[i];
         for (uint32_t k = 0; f->calls && k < f->calls->n && !again; k++) {
+            if (f->calls->items[k].import_only) continue;
             uint32_t file;
             const ExternSummary *s = project__resolve(f->place, f->calls->items[k].qual, &file);
             if (!s || !project__informative(s, &f->calls->items[k])) continue;
@@ -561,6 +616,7 @@ uint32_t project_next_round(Project *p, uint32_t *which)
             again = strmap_get(&p->per_step, f->place->exports[k].name, strlen(f->place->exports[k].name)) == p->round;
         if (again) which[n++] = i;
     }
+    gl_free(grad_off_changed);
     for (uint32_t i = 0; i < p->n; i++)
         if (p->files[i].place) p->files[i].place->changed = false;
     p->round++;
@@ -717,7 +773,7 @@ uint32_t project_missing(Project *p, const char ***paths)
         for (uint32_t k = 0; k < f->calls->n && p->n_found + found.len < PROJECT_MAX_FOUND; k++) {
             uint32_t file;
             const char *qual = f->calls->items[k].qual;
-            if (project__resolve(f->place, qual, &file)) continue;
+            if (f->calls->items[k].import_only || project__resolve(f->place, qual, &file)) continue;
             if (!from_dir) {
                 const char *path;
                 if (f->place) from_dir = f->place->dir;

@@ -46,6 +46,9 @@ const ImportedCall *project_calls(const Project *p, uint32_t i, uint32_t *n);
 /* Which of file i's exported functions (bit k: the k-th some file calls) another file's training loop
  * calls once per step (C++): part of the cache key of its re-lint. */
 uint64_t project_per_step_mask(const Project *p, uint32_t i);
+/* Which of file i's exports another file calls with grad off (bit k: its k-th kept export): what
+ * its lint was given through LintOptions.ext_grad_off, for the cache key. */
+uint64_t project_grad_off_mask(const Project *p, uint32_t i);
 /* Attaches the other files' summaries to o, the options file i is linted with again. */
 void project_attach(Project *p, uint32_t i, LintOptions *o);
 

@@ -107,6 +107,7 @@ static uint64_t run__ext_key(const LintOptions *o, const Project *p, uint32_t i)
     const ImportedCall *calls = project_calls(p, i, &n);
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (uint32_t k = 0; k < n; k++) {
+        if (calls[k].import_only) continue;
         const ExternSummary *s = o->ext(o->ext_ctx, calls[k].qual);
         uint8_t b[22] = {0};
         if (s) {
@@ -121,6 +122,8 @@ static uint64_t run__ext_key(const LintOptions *o, const Project *p, uint32_t i)
     }
     uint64_t per_step = project_per_step_mask(p, i); /* C++: its functions that others call each step */
     if (per_step) h = cache_hash64(&per_step, sizeof per_step, h);
+    uint64_t grad_off = project_grad_off_mask(p, i); /* its functions others call with grad off */
+    if (grad_off) h = cache_hash64(&grad_off, sizeof grad_off, h ^ 0x67);
     return h ? h : 1;
 }
 
@@ -224,7 +227,7 @@ static void run__lint_job(EngineRun *run, RunJob *j, uint32_t i, bool relint)
         if (key) cache_put(run->cache, key, skey, content, code_len, blob.data, blob.len);
     }
     /* (a notebook's notes name cells: the output needs its map) */
-    if (!relint && j->src_at == SPILL_NONE && (res.diags.len || res.n_calls || run->keep_src || (j->nb && res.notes))) {
+    if (!relint && j->src_at == SPILL_NONE && (res.diags.len || lint_result_calls(&res) || run->keep_src || (j->nb && res.notes))) {
         j->src_at = spill_put(run->spill, src, len);
         j->src_len = (uint32_t)len;
     }

@@ -399,10 +399,12 @@ static AVal df_call(Interp *I, uint32_t op)
     uint32_t arg_src = IR_NONE, arg_carried = IR_NONE;
     uint16_t pmask = 0;
     uint8_t cmask = 0;
+    /* a distribution's parameters are its data, by keyword too (`Categorical(logits=net(x))`) */
+    bool kw_data = o->qual && !strncmp(o->qual, "torch.distributions.", 20);
     for (uint32_t i = 0; i < nargs; i++) {
         args[i] = val_of(I, f->args.items[o->args + i]);
         const char *kw = f->kw.items[o->args + i];
-        if (kw && strcmp(kw, "*") && strcmp(kw, "**")) continue; /* keyword options carry no data */
+        if (kw && strcmp(kw, "*") && strcmp(kw, "**") && !kw_data) continue; /* keyword options carry no data */
         uint8_t g = grad_of_arg(&args[i]);
         if (g > max_arg) max_arg = g, arg_src = args[i].src;
         arg_flags |= args[i].flags;

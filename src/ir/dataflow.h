@@ -138,7 +138,8 @@ typedef struct ExternSummary {
 typedef const ExternSummary *(*ExternLookup)(void *ctx, const char *qual);
 
 /* Does some other file of the run call the C++ function it knows as name ("::ns::Class::method")
- * from a training loop, once per step (cross-file summaries, the other way)? */
+ * from a training loop, once per step (cross-file summaries, the other way)? Also: does another
+ * file call the function or method it exports as name ("f", "Class#method") with grad off? */
 typedef bool (*ExternPerStep)(void *ctx, const char *name);
 
 typedef struct Facts {
@@ -148,6 +149,8 @@ typedef struct Facts {
     ExternLookup ext; /* optional: summaries of functions in other files */
     void *ext_ctx;
     ExternPerStep ext_per_step; /* optional (C++): this file's functions that other files call each step */
+    ExternPerStep ext_grad_off; /* optional: this file's functions ("f", "Class#method") that another
+                                 * file calls with grad off */
     Array(const char *) ext_classes; /* imported classes whose objects the file makes (REF_EXTERN_CLASS) */
     uint8_t *backprops; /* [function]: 0 not asked yet, 1 no, 2 it (or what it calls) runs a backward
                          * or an optimizer step somewhere (loops.c, df__func_backprops) */

@@ -38,6 +38,7 @@ void ir_module_free(IrModule *m)
     array_free(&m->funcs), array_free(&m->classes), array_free(&m->error_spans);
     array_free(&m->comments);
     array_free(&m->star_imports);
+    array_free(&m->imported);
 }
 
 /* Variable lookup is hashed: generated files put tens of thousands of names in one scope (a linear

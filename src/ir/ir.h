@@ -141,6 +141,8 @@ typedef struct IrModule {
     Array(Span) error_spans;  /* syntax errors (ERROR/MISSING nodes) */
     Array(Span) comments;     /* every comment, for suppressions and fixture expectations */
     Array(const char *) star_imports; /* Python: the modules of `from X import *`, in order */
+    Array(const char *) imported; /* Python: the dotted names of the file's other imports ("X.a" of
+                                   * `from X import a`), at most 256: the modules it names */
     uint32_t n_nodes;
 } IrModule;
 

@@ -2,6 +2,8 @@
  * one step per call, run inside a forward, run with grad off or run every step (framework hooks),
  * and the one question three places ask: what does this iteration yield that is moved to a device?
  * (docs/architecture.md, "Loop kinds") */
+#include <stdio.h>
+
 #include "ir/dataflow_int.h"
 
 static bool df__func_backprops(const Facts *fx, uint32_t fi, int depth);
@@ -356,9 +358,19 @@ void df_mark_forward_funcs(const IrModule *m, Facts *fx)
 }
 
 /* Functions that some call in the file runs with grad off, directly (`with torch.no_grad():
- * evaluate(model)`) or because the calling function is itself called so (a few levels). */
+ * evaluate(model)`) or because the calling function is itself called so (a few levels); and the
+ * functions and methods another file calls so (Facts.ext_grad_off, by their export names). */
 void df_mark_grad_off_callees(const IrModule *m, Facts *fx)
 {
+    for (uint32_t fi = 1; fi < m->funcs.len && fx->ext_grad_off; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        if (f->parent != 0 || f->is_lambda || !f->name || f->cxx_key) continue;
+        char name[256];
+        if (f->cls == IR_NONE) snprintf(name, sizeof name, "%s", f->name);
+        else if (f->cls < m->classes.len) snprintf(name, sizeof name, "%s#%s", m->classes.items[f->cls]->name, f->name);
+        else continue;
+        if (fx->ext_grad_off(fx->ext_ctx, name)) fx->funcs[fi].called_grad_off = 1;
+    }
     for (int pass = 0; pass < 6; pass++) {
         bool changed = false;
         for (uint32_t fi = 0; fi < m->funcs.len; fi++) {

@@ -370,7 +370,7 @@ static void n_did_save(LspServer *s, json_t *params)
     bool any = false;
     for (uint32_t i = 0; uri && i < s->docs.len; i++) {
         LspDoc *d = s->docs.items[i];
-        if (!d->has_result || !d->result.n_calls || !strcmp(d->uri, uri)) continue;
+        if (!d->has_result || !lint_result_calls(&d->result) || !strcmp(d->uri, uri)) continue;
         lsp_doc_invalidate(d);
         any = true;
     }

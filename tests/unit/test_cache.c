@@ -61,8 +61,8 @@ static void test_roundtrip(void **state)
                                             .ret_plain = 0x8002, .ret_weak = 0x0004, .ret_zero = 0x4001};
     in.n_calls = 2;
     in.calls = ARENA_NEW_N(&in.arena, ImportedCall, 2);
-    in.calls[0] = (ImportedCall){"utils.f", true, false, false};
-    in.calls[1] = (ImportedCall){"::rl::Storage::add", false, true, true};
+    in.calls[0] = (ImportedCall){.qual = "utils.f", .graph_arg = true, .grad_off = true};
+    in.calls[1] = (ImportedCall){.qual = "::rl::Storage::add", .module_arg = true, .per_step = true};
     StrBuf sb;
     sb_init(&sb);
     lint_result_encode(&sb, &in);
@@ -82,8 +82,8 @@ static void test_roundtrip(void **state)
                 es->ret_weak == 0x0004 && es->ret_zero == 0x4001);
     assert_int_equal(out.n_calls, 2);
     assert_string_equal(out.calls[1].qual, "::rl::Storage::add");
-    assert_true(out.calls[0].graph_arg && !out.calls[0].module_arg && !out.calls[0].per_step);
-    assert_true(!out.calls[1].graph_arg && out.calls[1].module_arg && out.calls[1].per_step);
+    assert_true(out.calls[0].graph_arg && !out.calls[0].module_arg && !out.calls[0].per_step && out.calls[0].grad_off);
+    assert_true(!out.calls[1].graph_arg && out.calls[1].module_arg && out.calls[1].per_step && !out.calls[1].grad_off);
     const Diag *d = &out.diags.items[0];
     assert_int_equal(d->rule, 3);
     assert_int_equal(d->severity, SEV_WARNING);

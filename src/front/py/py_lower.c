@@ -1589,10 +1589,13 @@ static int py__lower(IrModule *m, PyTree *keep, uint64_t timeout_us, PyParseStat
     /* the modules of `from X import *`, in order (an import replayed from a kept statement too) */
     for (uint32_t i = 0; i < L.imports.locals.len; i++) {
         const char *q = L.imports.quals.items[i];
+        if (!q) continue; /* `from __future__ import annotations` */
         bool dup = false;
         for (uint32_t j = 0; j < m->star_imports.len && !dup; j++) dup = !strcmp(m->star_imports.items[j], q);
         if (L.imports.locals.items[i][0] == '*' && !dup && m->star_imports.len < 64)
             array_push(&m->star_imports, arena_strdup(m->arena, q));
+        else if (L.imports.locals.items[i][0] != '*' && strchr(q, '.') && m->imported.len < 256)
+            array_push(&m->imported, arena_strdup(m->arena, q));
     }
     py__star_names(m);
     /* Functions whose END never ran (impossible without a bug) still have consistent arrays. */
