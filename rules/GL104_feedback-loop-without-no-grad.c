@@ -3,8 +3,9 @@
  * ## What it does
  * Flags a model call in a loop that feeds the model's outputs back into the model (sampling,
  * generation, autoregressive evaluation) when the loop never calls `backward()` and runs without
- * `torch.no_grad()` / `torch.inference_mode()`, in the function or in a call of it in the file
- * (`with torch.no_grad(): print(sample(model))` silences the sampler, as for GL108). A loop is
+ * `torch.no_grad()` / `torch.inference_mode()`, in the function or in a call of it in the file or
+ * in another file linted with it (`with torch.no_grad(): print(sample(model))` silences the
+ * sampler, as for GL108). A loop is
  * reported once, at its last call given a fed-back output: the step that makes the state the next
  * iteration reads (`_, h = rnn(x, h)` after `prior(h[-1])` and `decode(z, h[-1])`), preferring a
  * call given the state as the iteration found it over one given what was computed from it

@@ -7,8 +7,10 @@
  * backward follows it, and it keeps no graph-carrying value past the iteration (only
  * `.item()`, `.tolist()`, detached or numpy results, or token ids). Grad must be on along every
  * path the file shows: no `torch.no_grad()`/`torch.inference_mode()` block or decorator, no
- * `torch.set_grad_enabled(False)` before the loop, no caller in the file that runs the function
- * under one, and the model is not frozen with `requires_grad_(False)` (in the same function, or
+ * `torch.set_grad_enabled(False)` before the loop, no caller that runs the function under one (in
+ * the file, or in another file linted with it: `with torch.no_grad(): acc = score(net, val)` in a
+ * script, or `model.sample(z)` there on a model a checkpoint helper returned, whose class the
+ * script imports), and the model is not frozen with `requires_grad_(False)` (in the same function, or
  * for `self.x` in a method of the class). A loop that hands a graph-carrying value to an object
  * gradleak cannot see (`agent.remember(logp)`) is left alone, since the object may differentiate
  * it later, unless the loop iterates a loader or another iterable of batches (an evaluation pass
