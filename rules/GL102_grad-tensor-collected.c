@@ -268,25 +268,6 @@ static bool emptied_in_loop(RuleCtx *c, Emptied *e, const IrFunc *f, uint32_t va
     return false;
 }
 
-/* Does loop li step an environment (`env.step(action)`: step() with one argument, on an object
- * that is no optimizer, module, tensor or container)? */
-static bool steps_env(RuleCtx *c, const IrFunc *f, uint32_t li)
-{
-    const IrLoop *l = &f->loops.items[li];
-    const FuncFacts *ff = &c->fx->funcs[f->index];
-    for (uint32_t i = l->op + 1; i < l->end; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_CALL || ir_op_loop(f, i) != li || !ff->reached[i] || o->nargs != 1) continue;
-        const char *m = ir_call_method(f, i);
-        uint32_t r = m ? ir_call_receiver(f, i) : IR_NONE;
-        if (r == IR_NONE || !(api_method(m).flags & M_STEP) || df_is_optimizer_step(c->fx, f, i)) continue;
-        AVal act = ff->val[f->args.items[o->args]];
-        act.flags |= VF_MODEL_OUT; /* whatever the action is: the receiver decides */
-        if (df_env_step_shape(api_method(m).flags, 1, &act, &ff->val[r])) return true;
-    }
-    return false;
-}
-
 /* cont_op is the container's op; for a concatenation (`acc = torch.cat([acc, v])`) the read of the
  * tensor that grows, whose value at the end of an iteration is judged by its graph, not its items. */
 static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op,
@@ -321,16 +302,27 @@ static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32
     /* emptied again inside the loop (`log_probs.clear()`, `values = []` after the update every n
      * steps): a rollout buffer, bounded by that rhythm */
     if (emptied_in_loop(c, em, f, var, loop)) return;
+    /* an episode's buffer: filled by a loop that trains nothing, emptied by the enclosing loop,
+     * which trains (`agent.improve(); agent.trail.clear()` after each episode) */
+    if (!l->has_backward && !l->has_opt_step && l->parent != IR_NONE && emptied_in_loop(c, em, f, var, l->parent)) {
+        const IrLoop *p = &f->loops.items[l->parent];
+        if (p->has_backward || p->has_opt_step || p->has_step_call) return;
+    }
     /* a rollout's per-episode lists (`one_unroll = Steps([], [])` at the top of each unroll, filled
      * by the loop that steps the environment): bounded by the episode, whoever consumes them */
     if (l->parent != IR_NONE && cont->def != IR_NONE && ir_loop_contains(f, l->parent, cont->def) &&
-        !ir_loop_contains(f, loop, cont->def) && steps_env(c, f, loop))
+        !ir_loop_contains(f, loop, cont->def) && rule_steps_env(c, f, loop))
         return;
     /* writing each time step's output into a preallocated tensor is how a decoder builds the
      * sequence its loss needs: only a step loop's writes (one per batch) are unbounded */
     if (via == VIA_INTO && l->kind != LOOP_STEP) return;
-    /* a model's decoding method collecting the steps it returns to a caller that trains on them */
-    if (l->kind == LOOP_FEEDBACK && rule_returns_graph_for_training(c, f)) return;
+    /* a model's decoding method collecting the steps it returns to a caller that trains on them;
+     * a rollout function's own lists, which it returns (as a record of the file: `RolloutBatch(
+     * log_probs=...)`) to the update its caller runs next: bounded by the call */
+    bool local = !f->vars.items[var].is_param && !f->vars.items[var].is_global;
+    if ((l->kind == LOOP_FEEDBACK || (local && !l->has_backward && !l->has_opt_step)) &&
+        rule_returns_graph_for_training(c, f))
+        return;
     const AVal *back = df_backedge(ff, loop, var);
     /* at the end of an iteration: a container's items, a grown tensor's graph; a tensor written
      * into is judged by the value written (the analysis does not track in-place writes) */

@@ -215,7 +215,9 @@ void rule_GL103(RuleCtx *c)
                     (v->flags & VF_OPAQUE) || GL_MAX(v->grad, v->elem) < G_POST)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
-                if (l->kind != LOOP_STEP || !l->has_backward) continue;
+                /* the backward may be a function's the loop calls (an agent's replay update
+                 * between environment steps): the state's chain then never meets one */
+                if (l->kind != LOOP_STEP || !(l->has_backward || l->has_step_call)) continue;
                 if (f->ops.items[a].kind == IR_LOAD && detached_item_by_item(f, l, f->ops.items[a].var, i)) continue;
                 const char *name = rule_text(c, f, a);
                 Diag *d = rule_report(c, o->span, SEV_ERROR,

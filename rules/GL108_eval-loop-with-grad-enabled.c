@@ -268,6 +268,35 @@ static bool local_only(const IrFunc *f, uint32_t v, const AVal *a)
     return iv->base == IR_NONE && !iv->is_global && !iv->is_param && !(a->flags & VF_OUTER);
 }
 
+/* Whether variable v holds an object that the function made itself, from a class of no torch
+ * API, and never hands out: every binding is a call of a class (`PriorityQueue()`), and v is not
+ * returned, yielded, stored elsewhere or passed to a call. */
+static bool own_object(RuleCtx *c, const IrFunc *f, uint32_t v, const AVal *a)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    if (a->kind != VK_OBJECT || !local_only(f, v, a) || f->ops.len > 20000) return false;
+    bool bound = false;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (!ff->reached[i]) continue;
+        if (o->kind == IR_STORE && o->var == v) {
+            const IrOp *val = o->a != IR_NONE ? &f->ops.items[o->a] : NULL;
+            if (!val || val->kind != IR_CALL || val->nargs || val->a == IR_NONE) return false;
+            const IrOp *cls = &f->ops.items[val->a];
+            if (!cls->qual || !strncmp(cls->qual, "torch.", 6) || !api_camel_last(cls->qual)) return false;
+            bound = true;
+            continue;
+        }
+        if (o->kind != IR_LOAD || o->var != v) continue;
+        /* a read of v: only as the receiver of a method call */
+        bool receiver = false;
+        for (uint32_t j = i + 1; j < f->ops.len && j <= i + 64 && !receiver; j++)
+            receiver = f->ops.items[j].kind == IR_CALL && ir_call_receiver(f, j) == i;
+        if (!receiver) return false;
+    }
+    return bound;
+}
+
 /* Whether a graph-carrying value outlives an iteration of loop li: at the back edge, a variable
  * (or attribute) made before the loop or carried around it holds a live graph. Such a loop leaks
  * (GL101/GL102) or feeds a later backward (a rollout kept for the update). KEEPS_BEYOND when some
@@ -472,6 +501,11 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         /* a list of the function's own (`preds.append(out)`): what it keeps is keeps_graph's */
         if (r != IR_NONE && ff->val[r].kind == VK_CONTAINER && f->ops.items[r].kind == IR_LOAD &&
             f->ops.items[r].var < f->vars.len && local_only(f, f->ops.items[r].var, &ff->val[r]))
+            continue;
+        /* an object the function made for itself and never returns (a beam search's `nodes =
+         * PriorityQueue()`): what it holds dies at the return */
+        if (r != IR_NONE && f->ops.items[r].kind == IR_LOAD && f->ops.items[r].var < f->vars.len &&
+            own_object(c, f, f->ops.items[r].var, &ff->val[r]))
             continue;
         uint32_t t = df_call_target(c->m, c->fx, f, i);
         if (t != IR_NONE && !df_func_stores_outside(c->m, t, false)) continue; /* loss_function(out, x): reads only */

@@ -95,6 +95,9 @@ bool rule_on_periodic_path(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t lo
  * (a trainer's helper summing sampled sub-models' losses). A feedback loop in it builds what the
  * caller trains on (GL101, GL102, GL104). */
 bool rule_returns_graph_for_training(RuleCtx *c, const IrFunc *f);
+/* Does loop li step an environment (`env.step(action)`: step() with one argument, on an object
+ * that is no optimizer, module, tensor or container)? */
+bool rule_steps_env(RuleCtx *c, const IrFunc *f, uint32_t li);
 /* How a rule words a call that runs every step (GL301, GL302). */
 typedef struct PerStepText {
     const char *call;     /* "gc.collect()" */

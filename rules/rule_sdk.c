@@ -334,6 +334,25 @@ bool rule_returns_graph_for_training(RuleCtx *c, const IrFunc *f)
     return g == G_LIVE || (g == G_MAY && ((ff->ret.flags & VF_MODEL_OUT) || !ff->ret.pmask));
 }
 
+/* Does loop li step an environment (`env.step(action)`: step() with one argument, on an object
+ * that is no optimizer, module, tensor or container)? */
+bool rule_steps_env(RuleCtx *c, const IrFunc *f, uint32_t li)
+{
+    const IrLoop *l = &f->loops.items[li];
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    for (uint32_t i = l->op + 1; i < l->end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || ir_op_loop(f, i) != li || !ff->reached[i] || o->nargs != 1) continue;
+        const char *m = ir_call_method(f, i);
+        uint32_t r = m ? ir_call_receiver(f, i) : IR_NONE;
+        if (r == IR_NONE || !(api_method(m).flags & M_STEP) || df_is_optimizer_step(c->fx, f, i)) continue;
+        AVal act = ff->val[f->args.items[o->args]];
+        act.flags |= VF_MODEL_OUT; /* whatever the action is: the receiver decides */
+        if (df_env_step_shape(api_method(m).flags, 1, &act, &ff->val[r])) return true;
+    }
+    return false;
+}
+
 bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop)
 {
     *loop = IR_NONE;

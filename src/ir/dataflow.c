@@ -302,13 +302,14 @@ static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args
         df_analyse_func(I->fx, fi, I->depth + 1, args, nargs);
     if (!callee->analysed) return aval(VK_UNKNOWN, G_MAY, op);
     AVal r = df__apply_summary(I, op, &callee->ret, args, nargs);
-    /* a method of the caller's own Module class that returns the live output of the class's own
-     * submodules (`self.logits(x)` in the class's sample()): the call runs the model, as
-     * `self.net(x)` does */
+    /* a method of a Module class of the file that returns the live output of the class's own
+     * submodules (`self.logits(x)` in the class's sample(); `net.act(obs, eps, hidden)` returning
+     * the action and the new hidden state): the call runs the model, as `self.net(x)` does */
     const IrFunc *g = I->m->funcs.items[fi];
-    if (g->cls != IR_NONE && g->cls == I->f->cls && I->m->classes.items[g->cls]->is_module &&
-        (callee->ret.flags & VF_MODEL_OUT) && callee->ret.grad == G_LIVE && r.grad == G_LIVE &&
-        r.kind == VK_TENSOR)
+    if (g->cls != IR_NONE && I->m->classes.items[g->cls]->is_module && (callee->ret.flags & VF_MODEL_OUT) &&
+        (g->cls == I->f->cls || ir_call_receiver(I->f, op) != IR_NONE) &&
+        ((callee->ret.grad == G_LIVE && r.grad == G_LIVE && r.kind == VK_TENSOR) ||
+         (g->cls != I->f->cls && callee->ret.kind == VK_CONTAINER && callee->ret.elem == G_LIVE && r.elem == G_LIVE)))
         r.src = op;
     return r;
 }
@@ -401,10 +402,16 @@ static AVal df_call(Interp *I, uint32_t op)
     uint8_t cmask = 0;
     /* a distribution's parameters are its data, by keyword too (`Categorical(logits=net(x))`) */
     bool kw_data = o->qual && !strncmp(o->qual, "torch.distributions.", 20);
+    uint8_t max_kw = G_NONE; /* of the keyword arguments (a record's fields: `Batch(log_probs=lp)`) */
+    uint32_t kw_src = IR_NONE;
     for (uint32_t i = 0; i < nargs; i++) {
         args[i] = val_of(I, f->args.items[o->args + i]);
         const char *kw = f->kw.items[o->args + i];
-        if (kw && strcmp(kw, "*") && strcmp(kw, "**") && !kw_data) continue; /* keyword options carry no data */
+        if (kw && strcmp(kw, "*") && strcmp(kw, "**") && !kw_data) { /* keyword options carry no data */
+            uint8_t g = grad_of_arg(&args[i]);
+            if (g > max_kw) max_kw = g, kw_src = args[i].src;
+            continue;
+        }
         uint8_t g = grad_of_arg(&args[i]);
         if (g > max_arg) max_arg = g, arg_src = args[i].src;
         arg_flags |= args[i].flags;
@@ -444,6 +451,10 @@ static AVal df_call(Interp *I, uint32_t op)
     if (cv.kind == VK_CLASS) {
         r.kind = df__class_is_module(I->m, cv.ref) ? VK_MODULE : VK_OBJECT;
         r.ref = cv.ref;
+        /* a record of the file built from graph-carrying values holds them (`RolloutBatch(
+         * log_probs=logps, ...)` returned to the update; `Transition(s, a, logp)` kept in a memory) */
+        uint8_t g = GL_MAX(max_arg, max_kw);
+        if (r.kind == VK_OBJECT && g >= G_POST && !off) r.grad = g, r.src = max_arg >= max_kw ? arg_src : kw_src;
         return r;
     }
 
