@@ -357,6 +357,20 @@ void df_mark_forward_funcs(const IrModule *m, Facts *fx)
     }
 }
 
+/* The method of that name when exactly one class of the file defines it (not a dunder), else IR_NONE. */
+static uint32_t df__only_method(const IrModule *m, const char *method)
+{
+    if (method[0] == '_' || m->classes.len > 256) return IR_NONE; /* (asked per call: bounded) */
+    uint32_t found = IR_NONE;
+    for (uint32_t ci = 0; ci < m->classes.len; ci++) {
+        uint32_t k = ir_class_method(m, ci, method);
+        if (k == IR_NONE) continue;
+        if (found != IR_NONE) return IR_NONE;
+        found = k;
+    }
+    return found;
+}
+
 /* Functions that some call in the file runs with grad off, directly (`with torch.no_grad():
  * evaluate(model)`) or because the calling function is itself called so (a few levels); and the
  * functions and methods another file calls so (Facts.ext_grad_off, by their export names). */
@@ -383,10 +397,13 @@ void df_mark_grad_off_callees(const IrModule *m, Facts *fx)
                 bool off = df_mode_off(o->mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE);
                 if (!off) continue;
                 uint32_t t = df_call_target(m, fx, f, op);
+                const char *method = ir_call_method(f, op);
+                /* `self.decoder.greedy_search(h)` on a submodule given to __init__: the one class of
+                 * the file that defines the method */
+                if (t == IR_NONE && method && ir_call_receiver(f, op) != IR_NONE) t = df__only_method(m, method);
                 if (t != IR_NONE && t != fi && !fx->funcs[t].called_grad_off)
                     fx->funcs[t].called_grad_off = 1, changed = true;
                 /* a base class calls self.validate() under no_grad: the subclasses' validate() */
-                const char *method = ir_call_method(f, op);
                 uint32_t r = ir_call_receiver(f, op);
                 const AVal *rv = r != IR_NONE ? &ff->val[r] : NULL;
                 if (!method || !rv || (rv->kind != VK_OBJECT && rv->kind != VK_MODULE) || rv->ref >= m->classes.len)
