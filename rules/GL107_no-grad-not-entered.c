@@ -4,6 +4,8 @@
  * Flags `torch.no_grad()`, `torch.inference_mode()` and `torch.enable_grad()` written as a
  * statement on their own instead of as the expression of a `with` block or a decorator
  * (`torch.enable_grad()` only where grad is off: with grad on, the default, it changes nothing).
+ * A decorator applied inline, `torch.no_grad()(self.one_epoch)(False)`, is not flagged, and the
+ * function it wraps counts as called with grad off (GL104, GL108).
  *
  * ## Why is this bad?
  * These are context managers. Calling one creates the object and throws it away: grad mode does
@@ -42,6 +44,8 @@ void rule_GL107(RuleCtx *c)
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
             if (o->kind != IR_CALL || !(o->flags & IR_F_STMT) || !o->qual) continue;
+            /* `torch.no_grad()(self.one_epoch)(False)`: the context used as a decorator, inline */
+            if (o->a != IR_NONE && f->ops.items[o->a].kind == IR_CALL) continue;
             const char *q = o->qual;
             const char *what = NULL;
             if (!strcmp(q, "torch.no_grad") || !strcmp(q, "torch.autograd.no_grad")) what = "torch.no_grad()";

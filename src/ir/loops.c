@@ -371,6 +371,21 @@ static uint32_t df__only_method(const IrModule *m, const char *method)
     return found;
 }
 
+/* The function of the file that call op wraps in a grad-off context used as a decorator
+ * (`torch.no_grad()(self.one_epoch)`, `torch.inference_mode()(evaluate)`), or IR_NONE. */
+static uint32_t df__inline_grad_off_target(const IrModule *m, const IrFunc *f, const FuncFacts *ff, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    if (o->a == IR_NONE || o->nargs != 1 || f->kw.items[o->args]) return IR_NONE;
+    const IrOp *ctx = &f->ops.items[o->a];
+    if (ctx->kind != IR_CALL || ctx->nargs || !ctx->qual ||
+        (strcmp(ctx->qual, "torch.no_grad") && strcmp(ctx->qual, "torch.autograd.no_grad") &&
+         strcmp(ctx->qual, "torch.inference_mode")))
+        return IR_NONE;
+    const AVal *fn = &ff->val[f->args.items[o->args]];
+    return fn->kind == VK_FUNC && fn->ref < m->funcs.len ? fn->ref : IR_NONE;
+}
+
 /* Functions that some call in the file runs with grad off, directly (`with torch.no_grad():
  * evaluate(model)`) or because the calling function is itself called so (a few levels); and the
  * functions and methods another file calls so (Facts.ext_grad_off, by their export names). */
@@ -394,6 +409,10 @@ void df_mark_grad_off_callees(const IrModule *m, Facts *fx)
             for (uint32_t op = 0; op < f->ops.len; op++) {
                 const IrOp *o = &f->ops.items[op];
                 if (o->kind != IR_CALL || !ff->reached[op]) continue;
+                /* `torch.no_grad()(self.one_epoch)`: the context as a decorator, applied inline */
+                uint32_t wrapped = df__inline_grad_off_target(m, f, ff, op);
+                if (wrapped != IR_NONE && !fx->funcs[wrapped].called_grad_off)
+                    fx->funcs[wrapped].called_grad_off = 1, changed = true;
                 bool off = df_mode_off(o->mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE);
                 if (!off) continue;
                 uint32_t t = df_call_target(m, fx, f, op);
