@@ -35,7 +35,12 @@
  * the class backpropagates through and empties (`del self.log_probs[:]`, `self.log_probs = []`,
  * `.clear()`): the update needs the graph, and the buffer holds one episode. Nor a list kept by a
  * sampling loop that feeds the model's output back without a backward: GL104 reports that loop
- * once, at the model call (`torch.no_grad()` fixes both). A list only read at
+ * once, at the model call (`torch.no_grad()` fixes both). Nor a rollout function's own lists that
+ * it returns (padded, stacked, or in a record of the file: `Episodes(picks=pad_sequence(lps))`) to
+ * a caller of the file that trains on them next, nor an episode's buffer that the enclosing loop
+ * empties after it trains (`agent.improve(); agent.trail.clear()`). A record of the file built
+ * from graph-carrying values (`Scored(ids=ids, scores=net(x))`, keyword fields too) carries
+ * them, and so do `torch.nn.utils.rnn` results (`pad_sequence(outs)`). A list only read at
  * the epoch's end for logging (Lightning's `on_train_epoch_end`) is still reported: nothing
  * backpropagates through it.
  *

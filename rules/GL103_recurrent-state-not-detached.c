@@ -1,9 +1,12 @@
 /* GL103 recurrent-state-not-detached: model output fed back as input across training steps.
  *
  * ## What it does
- * Flags a model call inside a training loop (one that calls `backward()`) when one of its inputs is
+ * Flags a model call inside a training loop (one that calls `backward()`, or a function of the
+ * file that trains: an agent's replay update between environment steps) when one of its inputs is
  * the model's own output from the previous iteration, not detached: the hidden state of truncated
- * backpropagation through time carried from batch to batch. A state passed through a method of the
+ * backpropagation through time carried from batch to batch, or an agent's recurrent state carried
+ * from step to step (`action, hidden = net.act(obs, eps, hidden)`, a method of the model's class
+ * that returns the new state). A state passed through a method of the
  * model whose class the function never names (`hidden = model.repackage_hidden(hidden)`) is judged
  * by that method's summary when the file or a module it names defines it; a first state made by
  * the model (`init_hidden`, `begin_state`, LibTorch's `net->begin_state(n, device)` too) is fresh.

@@ -15,7 +15,8 @@
  * gradleak cannot see (`agent.remember(logp)`) is left alone, since the object may differentiate
  * it later, unless the loop iterates a loader or another iterable of batches (an evaluation pass
  * handing its loss to a logger or a metric); functions of an imported module
- * (`utils.to_image(out)`) are no such object. The finding is on the line that runs the model (the
+ * (`utils.to_image(out)`) are no such object, nor is an object the function makes for itself and
+ * never hands out (a beam search's `PriorityQueue()` of candidate nodes). The finding is on the line that runs the model (the
  * first model call in the loop whose outputs are not detached at once, or the call of the file's
  * function that runs it), with the loop beside it; the fix wraps the whole loop (for a
  * comprehension, the statement that holds it). A loop that calls a function training in a loop of
