@@ -9,7 +9,9 @@
  * and `model.to(device)` convert a module in place (also one built from a class passed in and then
  * loaded); neither are parameters used as nothing else nor a whole batch object (a tokenizer's
  * BatchEncoding, a graph library's Data move themselves), nor, in C++, a move through `->` (only a
- * module holder is reached with an arrow). In a script that gets `torch` and `F` through `from
+ * module holder is reached with an arrow), nor a model class turned into its instance under the
+ * same name (`self.model = self.model(width=w)`), nor a tensor the function made with a factory
+ * and never reads again (`x = torch.zeros(2); x.cuda()` to start the GPU). In a script that gets `torch` and `F` through `from
  * module import *`, their functions are torch's.
  *
  * ## Why is this bad?
@@ -100,6 +102,30 @@ static bool arrow_after(const RuleCtx *c, uint32_t from, uint32_t end)
     return e + 1 < c->m->len && c->m->src[e] == '-' && c->m->src[e + 1] == '>';
 }
 
+/* Was v made by a torch factory call in the function (`torch.zeros(2)`)? */
+static bool made_by_factory(const IrFunc *f, const AVal *v)
+{
+    uint32_t d = v->def;
+    if (d == IR_NONE || d >= f->ops.len) return false;
+    if (f->ops.items[d].kind == IR_STORE) d = f->ops.items[d].a;
+    if (d == IR_NONE || d >= f->ops.len) return false;
+    const IrOp *o = &f->ops.items[d];
+    return o->kind == IR_CALL && o->qual && api_function(o->qual) == EFF_FACTORY;
+}
+
+/* Is variable var read after op (or anywhere in the loops around it, for the next iteration)? */
+static bool read_again(const IrFunc *f, uint32_t op, uint32_t var)
+{
+    uint32_t from = op + 1;
+    uint32_t l = ir_op_loop(f, op);
+    while (l != IR_NONE && f->loops.items[l].parent != IR_NONE) l = f->loops.items[l].parent;
+    if (l != IR_NONE) from = f->loops.items[l].op;
+    for (uint32_t i = from; i < f->ops.len; i++)
+        if (i != op && f->ops.items[i].kind == IR_LOAD && f->ops.items[i].var == var && i != ir_call_receiver(f, op))
+            return true;
+    return false;
+}
+
 void rule_GL201(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -121,6 +147,14 @@ void rule_GL201(RuleCtx *c)
                 !f->vars.items[ro0->var].is_global)
                 tensor = used_as_tensor(c, f, ff, ro0->var);
             if (!tensor || (rv->flags & VF_MAYBE_MODULE)) continue;
+            /* `self.model = self.model(size=n)`: a class called into its instance, a module */
+            if ((rv->flags & VF_MODEL_OUT) && rv->src != IR_NONE && rv->src < f->ops.len && ro0->var != IR_NONE &&
+                f->ops.items[rv->src].kind == IR_CALL && f->ops.items[rv->src].a != IR_NONE &&
+                f->ops.items[f->ops.items[rv->src].a].var == ro0->var)
+                continue;
+            /* `x = torch.zeros(2); x.cuda()  # start the GPU`: a tensor the function made itself
+             * and never reads again, so nothing expects it moved */
+            if (ro0->kind == IR_LOAD && made_by_factory(f, rv) && !read_again(f, i, ro0->var)) continue;
             /* C++: `net->to(device)` goes through a pointer, which a module holder is and a
              * torch::Tensor (a value type) is not */
             if (c->cxx && arrow_after(c, f->ops.items[recv].span.end, o->span.end)) continue;

@@ -1008,8 +1008,11 @@ bool df_class_module_attr(Interp *I, uint32_t ci, const char *attr)
                 const IrOp *ro = &g->ops.items[recv];
                 if ((ro->kind != IR_ATTR && ro->kind != IR_LOAD) || ro->var == IR_NONE) continue;
                 const IrVar *v = &g->vars.items[ro->var];
-                if (v->base != self || !strrchr(v->name, '.')) continue;
-                const char *name = strrchr(v->name, '.') + 1;
+                /* self.net, or a path below self (`self.ema.model.eval()`: "ema.model") */
+                uint32_t root = v->base;
+                for (int d = 0; d < 4 && root != IR_NONE && root != self; d++) root = g->vars.items[root].base;
+                if (root != self || !v->name || !strchr(v->name, '.')) continue;
+                const char *name = v->base == self ? strrchr(v->name, '.') + 1 : strchr(v->name, '.') + 1;
                 df__add_module_attr(cf, name);
             }
         }
@@ -1033,6 +1036,17 @@ static AVal df_attr(Interp *I, uint32_t op)
         AVal base = val_of(I, o->a);
         class_module = (base.kind == VK_MODULE || base.kind == VK_OBJECT) && base.ref != IR_NONE &&
                        df_class_module_attr(I, base.ref, o->name);
+        /* a path below self that a method of the class treats as a module (`self.ema.model`,
+         * whose object is of another file's class: `self.ema.model.eval()` in set_mode()) */
+        const IrFunc *f = I->f;
+        uint32_t self = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+        if (!class_module && self != IR_NONE && o->var != IR_NONE && o->var < f->vars.len) {
+            const IrVar *v = &f->vars.items[o->var];
+            uint32_t root = v->base;
+            for (int d = 0; d < 4 && root != IR_NONE && root != self; d++) root = f->vars.items[root].base;
+            if (root == self && v->base != self && v->name && strchr(v->name, '.'))
+                class_module = df_class_module_attr(I, f->cls, strchr(v->name, '.') + 1);
+        }
     }
     if (((o->var != IR_NONE && I->module_vars[o->var]) || class_module) &&
         (r.kind == VK_UNKNOWN || r.kind == VK_OBJECT || (placeholder && class_module))) {

@@ -239,6 +239,38 @@ static void df__prescan_backward_sources(Interp *I)
     gl_free(seen);
 }
 
+/* Variables bound only to what torch.load returns (or an item of it: `torch.load(path)["model"]`)
+ * and to their own moves (`model = model.cuda()`), and called: a pickled model (a tensor or a
+ * state dict is not callable). */
+static void df__mark_unpickled(Interp *I)
+{
+    const IrFunc *f = I->f;
+    uint32_t nv = I->nvars;
+    static const char *const moves[] = {"cuda", "cpu", "to", "eval", "float", "half", "double"};
+    uint8_t *state = gl_calloc(nv ? nv : 1, 1); /* 1: loaded, 2: bound to something else */
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_STORE || o->var >= nv || o->a == IR_NONE) continue;
+        uint32_t a = o->a;
+        const IrOp *v = &f->ops.items[a];
+        const char *m = v->kind == IR_CALL ? ir_call_method(f, a) : NULL;
+        uint32_t r = m ? ir_call_receiver(f, a) : IR_NONE;
+        bool move = false;
+        for (size_t k = 0; m && k < ARRAY_LEN(moves) && !move; k++) move = !strcmp(m, moves[k]);
+        if (move && r != IR_NONE && f->ops.items[r].kind == IR_LOAD && f->ops.items[r].var == o->var) continue;
+        for (int d = 0; d < 4 && (v->kind == IR_ITEM || v->kind == IR_ATTR) && v->a != IR_NONE; d++) v = &f->ops.items[v->a];
+        if (v->kind == IR_CALL && v->qual && !strcmp(v->qual, "torch.load") && state[o->var] != 2) state[o->var] = 1;
+        else state[o->var] = 2;
+    }
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || o->a == IR_NONE) continue;
+        const IrOp *callee = &f->ops.items[o->a];
+        if (callee->kind == IR_LOAD && callee->var < nv && state[callee->var] == 1) I->module_vars[callee->var] = 1;
+    }
+    gl_free(state);
+}
+
 /* A passed-in callable applied to a batch that the loop moved to a device (`out = model(x)` after
  * `x = x.to(device)`, `model(x.cuda())`, `model(**batch)` after `batch = {k: v.to(device) ...}`)
  * is a model: an evaluation function that takes the model as a parameter and never calls eval(),
@@ -257,6 +289,7 @@ static void df__prescan_batch_calls(Interp *I)
         const IrOp *o = &f->ops.items[i];
         if (o->kind == IR_STORE && o->var < nv && o->a != IR_NONE && f->ops.items[o->a].kind == IR_PARAM) is_param[o->var] = 1;
     }
+
     /* every iteration of the function at once (before the analysis: nothing is known unreached) */
     DfYield y;
     df_yield_init(&y, f);
@@ -299,6 +332,7 @@ static bool df__works_on_tensors(const IrFunc *f)
 void df_prescan(Interp *I)
 {
     const IrFunc *f = I->f;
+    df__mark_unpickled(I);
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL) continue;
