@@ -208,6 +208,28 @@ static void df__local_forward(Interp *I, uint32_t ci, bool *zero, bool *loss)
     *loss = *zero && !(ff->ret.flags & VF_MODEL_OUT) && ff->ret.grad != G_LIVE;
 }
 
+/* torch.nn modules without parameters (activations, pooling, dropout, reshaping): calling one
+ * gives its input's graph, no graph of its own. */
+static bool df__paramless_module(const char *qual)
+{
+    static const char *const names[] = {
+        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
+        "Softmax", "Softmax2d", "LogSoftmax", "Softmin", "Softplus", "Softsign", "Hardtanh", "Hardsigmoid",
+        "Hardswish", "Hardshrink", "Softshrink", "Tanhshrink", "Threshold", "LogSigmoid", "GLU", "Dropout",
+        "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "Flatten", "Unflatten",
+        "Identity", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+        "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+        "AdaptiveMaxPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
+        "PixelUnshuffle", "ChannelShuffle", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+        "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+        "ReplicationPad3d", "CosineSimilarity", "PairwiseDistance"};
+    const char *last = qual ? strrchr(qual, '.') : NULL;
+    if (!last || strncmp(qual, "torch.nn.", 9) != 0) return false;
+    for (size_t k = 0; k < ARRAY_LEN(names); k++)
+        if (!strcmp(last + 1, names[k])) return true;
+    return false;
+}
+
 /* A module call: the result carries a live graph unless grad is off. */
 static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t max_arg)
 {
@@ -499,7 +521,12 @@ static AVal df_call(Interp *I, uint32_t op)
             if (r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
             return r;
         }
-        case EFF_MODULE: r.kind = VK_MODULE; return r;
+        case EFF_MODULE:
+            r.kind = VK_MODULE;
+            /* an activation, pooling or dropout layer has no parameter: like a loss module, it
+             * passes its input's graph on and runs no model (unreduced: not 0-dim) */
+            if (df__paramless_module(o->qual)) r.flags |= VF_LOSSMOD | VF_NOREDUCE;
+            return r;
         case EFF_LOSSMOD:
             r.kind = VK_MODULE, r.flags = VF_LOSSMOD;
             if (api_call_no_reduction(f, op)) r.flags |= VF_NOREDUCE;
@@ -2096,19 +2123,38 @@ static bool df__on_var(const IrFunc *f, uint32_t var, uint32_t self_var)
     return false;
 }
 
+/* Is var a plain local of f that f binds only to fresh displays (`nll = []`, `out = {}`)? What
+ * goes into it stays in the call (or leaves through the return, which the summary tells). */
+static bool df__fresh_local(const IrFunc *f, uint32_t var)
+{
+    if (var == IR_NONE || var >= f->vars.len) return false;
+    const IrVar *v = &f->vars.items[var];
+    if (v->is_param || v->is_global || v->base != IR_NONE) return false;
+    bool bound = false;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if ((o->kind != IR_STORE && o->kind != IR_PARAM) || o->var != var) continue;
+        if (o->kind == IR_PARAM || o->a == IR_NONE || f->ops.items[o->a].kind != IR_BUILD) return false;
+        bound = true;
+    }
+    return bound;
+}
+
 bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok)
 {
     if (fi >= m->funcs.len) return true;
     const IrFunc *f = m->funcs.items[fi];
     uint32_t self_var = own_state_ok && f->cls != IR_NONE && f->nparams > 0 ? ir_first_param(f) : IR_NONE;
+    if (f->ops.len > 20000) return true; /* (df__fresh_local scans the function per store) */
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_SET_ITEM || o->kind == IR_YIELD) return true;
+        if (o->kind == IR_YIELD) return true;
+        if (o->kind == IR_SET_ITEM && !df__fresh_local(f, ir_root_var(f, o->a))) return true;
         if (o->kind == IR_SET_ATTR && !df__on_var(f, o->var, self_var)) return true;
         if (o->kind == IR_STORE && o->var < f->vars.len && f->vars.items[o->var].is_global) return true;
         const char *mname = o->kind == IR_CALL ? ir_call_method(f, i) : NULL;
-        if (mname && (api_method(mname).flags & M_MUTATES) &&
-            !df__on_var(f, ir_root_var(f, ir_call_receiver(f, i)), self_var))
+        uint32_t root = mname ? ir_root_var(f, ir_call_receiver(f, i)) : IR_NONE;
+        if (mname && (api_method(mname).flags & M_MUTATES) && !df__on_var(f, root, self_var) && !df__fresh_local(f, root))
             return true;
     }
     return false;
