@@ -11,7 +11,8 @@
  * turning it into a number first: the meter is the accumulator (reported at the call; no automatic fix, the hint says what
  * to pass). A meter whose class is defined in another file of the run (C++, or a Python class
  * imported from one: `from utils import AverageMeter`) is followed through that file's summary of
- * the method (cross-file summaries). A sum started again by every iteration of an enclosing loop
+ * the method (cross-file summaries), also when it hangs from another object made before the loop
+ * (`metrics.losses_track.update_train_losses(loss)`, found by the method's name). A sum started again by every iteration of an enclosing loop
  * that then runs the update (a rollout's entropy bonus, over a range or a while loop that trains
  * nothing itself), or made by a function before its episode loop that the update follows in the
  * same call, is bounded by one update and not flagged. Nor is a sum in a sampling loop that feeds
@@ -264,8 +265,12 @@ static bool method_accumulates(const RuleCtx *c, uint32_t t, uint32_t k, uint32_
 static void extern_accumulation(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t i, uint32_t r, uint8_t keep)
 {
     const IrOp *o = &f->ops.items[i];
-    const AVal *recv = &ff->val[r];
-    uint32_t loop = df_outliving_step(c->fx, f, recv, ir_op_loop(f, i));
+    /* `board.track.add_batch(loss)`: the meter hangs from an object made before the loop */
+    uint32_t holder = r;
+    for (int d = 0; d < 4 && f->ops.items[holder].kind == IR_ATTR && f->ops.items[holder].a != IR_NONE; d++)
+        holder = f->ops.items[holder].a;
+    if (f->ops.items[holder].kind != IR_LOAD) holder = r;
+    uint32_t loop = df_outliving_step(c->fx, f, &ff->val[holder], ir_op_loop(f, i));
     if (loop == IR_NONE) return;
     for (uint32_t k = 0, pos = 0; k < o->nargs && pos < 8; k++) {
         if (f->kw.items[o->args + k]) continue;
