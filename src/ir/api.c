@@ -87,6 +87,11 @@ static const char *const reductions[] = {
 #include "ir/torch_api.def"
 };
 
+static const char *const kw_data_prefixes[] = {
+#define API_KW_DATA(p) p,
+#include "ir/torch_api.def"
+};
+
 static StrMap fns, lasts, attrs, methods, builtin_set;
 static ApiMethod method_info[ARRAY_LEN(api_table) + ARRAY_LEN(obj_methods)]; /* per slot of `methods` */
 static uint32_t n_method_info;
@@ -279,6 +284,13 @@ bool api_runs_module(const char *qual)
 }
 
 uint32_t api_call_kwarg(const IrFunc *f, uint32_t call, ApiKw kw) { return ir_call_kwarg(f, call, api_kw(kw)); }
+
+bool api_kw_data(const char *qual)
+{
+    for (uint32_t i = 0; qual && i < ARRAY_LEN(kw_data_prefixes); i++)
+        if (!strncmp(qual, kw_data_prefixes[i], strlen(kw_data_prefixes[i]))) return true;
+    return false;
+}
 
 bool api_call_no_reduction(const IrFunc *f, uint32_t call)
 {

@@ -11,7 +11,7 @@ typedef enum ApiEffect {
     EFF_NONE, EFF_DIFF, EFF_NONDIFF, EFF_SCALAR, EFF_DETACH, EFF_MOVE, EFF_INPLACE, EFF_FACTORY,
     EFF_REDUCE, EFF_LOSS, EFF_SHAPE, EFF_PIECES, EFF_MODULE, EFF_LOSSMOD, EFF_BUILDER, EFF_TORCH,
     EFF_OPTIM, EFF_LOADER, EFF_PARAM, EFF_NOGRAD, EFF_INFER, EFF_ENABLE, EFF_BACKWARD, EFF_VARIABLE,
-    EFF_GRADFN, EFF_UNPICKLE, EFF_GRAD, EFF_POINTWISE,
+    EFF_GRADFN, EFF_UNPICKLE, EFF_GRAD, EFF_POINTWISE, EFF_PASSMOD,
 } ApiEffect;
 
 /* Roles of builtins (builtins.def). */
@@ -88,6 +88,8 @@ bool api_camel_last(const char *qual);   /* last dotted part starts uppercase: a
 uint32_t api_call_kwarg(const IrFunc *f, uint32_t call, ApiKw kw);
 /* reduction="none" (or reduce=False): a loss per element, not a 0-dim tensor. */
 bool api_call_no_reduction(const IrFunc *f, uint32_t call);
+/* Do the functions named qual take their data by keyword too (API_KW_DATA: `Categorical(logits=x)`)? */
+bool api_kw_data(const char *qual);
 
 /* Is name one of Python's builtins (print, len, ValueError, True...)? */
 bool api_python_builtin(const char *name);

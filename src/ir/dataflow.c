@@ -208,28 +208,6 @@ static void df__local_forward(Interp *I, uint32_t ci, bool *zero, bool *loss)
     *loss = *zero && !(ff->ret.flags & VF_MODEL_OUT) && ff->ret.grad != G_LIVE;
 }
 
-/* torch.nn modules without parameters (activations, pooling, dropout, reshaping): calling one
- * gives its input's graph, no graph of its own. */
-static bool df__paramless_module(const char *qual)
-{
-    static const char *const names[] = {
-        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
-        "Softmax", "Softmax2d", "LogSoftmax", "Softmin", "Softplus", "Softsign", "Hardtanh", "Hardsigmoid",
-        "Hardswish", "Hardshrink", "Softshrink", "Tanhshrink", "Threshold", "LogSigmoid", "GLU", "Dropout",
-        "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "Flatten", "Unflatten",
-        "Identity", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
-        "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-        "AdaptiveMaxPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle",
-        "PixelUnshuffle", "ChannelShuffle", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
-        "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
-        "ReplicationPad3d", "CosineSimilarity", "PairwiseDistance"};
-    const char *last = qual ? strrchr(qual, '.') : NULL;
-    if (!last || strncmp(qual, "torch.nn.", 9) != 0) return false;
-    for (size_t k = 0; k < ARRAY_LEN(names); k++)
-        if (!strcmp(last + 1, names[k])) return true;
-    return false;
-}
-
 /* A module call: the result carries a live graph unless grad is off. */
 static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t max_arg)
 {
@@ -423,7 +401,7 @@ static AVal df_call(Interp *I, uint32_t op)
     uint16_t pmask = 0;
     uint8_t cmask = 0;
     /* a distribution's parameters are its data, by keyword too (`Categorical(logits=net(x))`) */
-    bool kw_data = o->qual && !strncmp(o->qual, "torch.distributions.", 20);
+    bool kw_data = api_kw_data(o->qual);
     uint8_t max_kw = G_NONE; /* of the keyword arguments (a record's fields: `Batch(log_probs=lp)`) */
     uint32_t kw_src = IR_NONE;
     for (uint32_t i = 0; i < nargs; i++) {
@@ -521,11 +499,11 @@ static AVal df_call(Interp *I, uint32_t op)
             if (r.kind == VK_UNKNOWN) r.kind = VK_TENSOR;
             return r;
         }
-        case EFF_MODULE:
-            r.kind = VK_MODULE;
+        case EFF_MODULE: r.kind = VK_MODULE; return r;
+        case EFF_PASSMOD:
             /* an activation, pooling or dropout layer has no parameter: like a loss module, it
              * passes its input's graph on and runs no model (unreduced: not 0-dim) */
-            if (df__paramless_module(o->qual)) r.flags |= VF_LOSSMOD | VF_NOREDUCE;
+            r.kind = VK_MODULE, r.flags = VF_LOSSMOD | VF_NOREDUCE;
             return r;
         case EFF_LOSSMOD:
             r.kind = VK_MODULE, r.flags = VF_LOSSMOD;

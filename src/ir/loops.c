@@ -378,10 +378,8 @@ static uint32_t df__inline_grad_off_target(const IrModule *m, const IrFunc *f, c
     const IrOp *o = &f->ops.items[op];
     if (o->a == IR_NONE || o->nargs != 1 || f->kw.items[o->args]) return IR_NONE;
     const IrOp *ctx = &f->ops.items[o->a];
-    if (ctx->kind != IR_CALL || ctx->nargs || !ctx->qual ||
-        (strcmp(ctx->qual, "torch.no_grad") && strcmp(ctx->qual, "torch.autograd.no_grad") &&
-         strcmp(ctx->qual, "torch.inference_mode")))
-        return IR_NONE;
+    ApiEffect e = ctx->kind == IR_CALL && !ctx->nargs ? api_function(ctx->qual) : EFF_NONE;
+    if (e != EFF_NOGRAD && e != EFF_INFER) return IR_NONE;
     const AVal *fn = &ff->val[f->args.items[o->args]];
     return fn->kind == VK_FUNC && fn->ref < m->funcs.len ? fn->ref : IR_NONE;
 }

@@ -259,7 +259,7 @@ static void df__mark_unpickled(Interp *I)
         for (size_t k = 0; m && k < ARRAY_LEN(moves) && !move; k++) move = !strcmp(m, moves[k]);
         if (move && r != IR_NONE && f->ops.items[r].kind == IR_LOAD && f->ops.items[r].var == o->var) continue;
         for (int d = 0; d < 4 && (v->kind == IR_ITEM || v->kind == IR_ATTR) && v->a != IR_NONE; d++) v = &f->ops.items[v->a];
-        if (v->kind == IR_CALL && v->qual && !strcmp(v->qual, "torch.load") && state[o->var] != 2) state[o->var] = 1;
+        if (v->kind == IR_CALL && api_function(v->qual) == EFF_UNPICKLE && state[o->var] != 2) state[o->var] = 1;
         else state[o->var] = 2;
     }
     for (uint32_t i = 0; i < f->ops.len; i++) {
