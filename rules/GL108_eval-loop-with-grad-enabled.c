@@ -275,7 +275,7 @@ static bool local_only(const IrFunc *f, uint32_t v, const AVal *a)
 static bool own_object(RuleCtx *c, const IrFunc *f, uint32_t v, const AVal *a)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
-    if (a->kind != VK_OBJECT || !local_only(f, v, a) || f->ops.len > 20000) return false;
+    if (a->kind != VK_OBJECT || !local_only(f, v, a) || f->ops.len > 4000) return false; /* (one scan per call) */
     bool bound = false;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];

@@ -2101,21 +2101,19 @@ static bool df__on_var(const IrFunc *f, uint32_t var, uint32_t self_var)
     return false;
 }
 
-/* Is var a plain local of f that f binds only to fresh displays (`nll = []`, `out = {}`)? What
- * goes into it stays in the call (or leaves through the return, which the summary tells). */
-static bool df__fresh_local(const IrFunc *f, uint32_t var)
+/* Marks fresh[v] for the plain locals of f that f binds only to fresh displays (`nll = []`, `out =
+ * {}`): what goes into them stays in the call (or leaves through the return, which the summary
+ * tells). One pass over the function. */
+static void df__fresh_locals(const IrFunc *f, uint8_t *fresh)
 {
-    if (var == IR_NONE || var >= f->vars.len) return false;
-    const IrVar *v = &f->vars.items[var];
-    if (v->is_param || v->is_global || v->base != IR_NONE) return false;
-    bool bound = false;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
-        if ((o->kind != IR_STORE && o->kind != IR_PARAM) || o->var != var) continue;
-        if (o->kind == IR_PARAM || o->a == IR_NONE || f->ops.items[o->a].kind != IR_BUILD) return false;
-        bound = true;
+        if ((o->kind != IR_STORE && o->kind != IR_PARAM) || o->var >= f->vars.len) continue;
+        const IrVar *v = &f->vars.items[o->var];
+        bool display = o->kind == IR_STORE && o->a != IR_NONE && f->ops.items[o->a].kind == IR_BUILD;
+        if (v->is_param || v->is_global || v->base != IR_NONE || !display) fresh[o->var] = 2;
+        else if (fresh[o->var] != 2) fresh[o->var] = 1;
     }
-    return bound;
 }
 
 bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok)
@@ -2123,17 +2121,25 @@ bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok)
     if (fi >= m->funcs.len) return true;
     const IrFunc *f = m->funcs.items[fi];
     uint32_t self_var = own_state_ok && f->cls != IR_NONE && f->nparams > 0 ? ir_first_param(f) : IR_NONE;
-    if (f->ops.len > 20000) return true; /* (df__fresh_local scans the function per store) */
-    for (uint32_t i = 0; i < f->ops.len; i++) {
+    uint8_t *fresh = NULL; /* df__fresh_locals', made at the first store into a container */
+    bool out = false;
+    for (uint32_t i = 0; i < f->ops.len && !out; i++) {
         const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_YIELD) return true;
-        if (o->kind == IR_SET_ITEM && !df__fresh_local(f, ir_root_var(f, o->a))) return true;
-        if (o->kind == IR_SET_ATTR && !df__on_var(f, o->var, self_var)) return true;
-        if (o->kind == IR_STORE && o->var < f->vars.len && f->vars.items[o->var].is_global) return true;
         const char *mname = o->kind == IR_CALL ? ir_call_method(f, i) : NULL;
-        uint32_t root = mname ? ir_root_var(f, ir_call_receiver(f, i)) : IR_NONE;
-        if (mname && (api_method(mname).flags & M_MUTATES) && !df__on_var(f, root, self_var) && !df__fresh_local(f, root))
-            return true;
+        bool mutates = mname && (api_method(mname).flags & M_MUTATES);
+        if (o->kind == IR_YIELD) out = true;
+        else if (o->kind == IR_SET_ATTR) out = !df__on_var(f, o->var, self_var);
+        else if (o->kind == IR_STORE) out = o->var < f->vars.len && f->vars.items[o->var].is_global;
+        else if (o->kind == IR_SET_ITEM || mutates) {
+            uint32_t root = o->kind == IR_SET_ITEM ? ir_root_var(f, o->a) : ir_root_var(f, ir_call_receiver(f, i));
+            if (!fresh) {
+                fresh = gl_calloc(f->vars.len + 1, 1);
+                df__fresh_locals(f, fresh);
+            }
+            bool own = root != IR_NONE && root < f->vars.len && fresh[root] == 1;
+            out = !own && (o->kind == IR_SET_ITEM || !df__on_var(f, root, self_var));
+        }
     }
-    return false;
+    gl_free(fresh);
+    return out;
 }
