@@ -45,6 +45,8 @@ typedef struct ProjEntry {
 struct Project {
     Arena arena;
     ProjFile *files;
+    uint8_t *grad_findings; /* [file]: its last lint reported GL104 or GL108, which grad-off callers
+                             * of its functions can silence (project__grad_off_masks) */
     uint32_t n, cap;
     uint32_t round;
     ProjectLoad load;
@@ -89,6 +91,7 @@ Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
     strmap_init(&p->entries_seen);
     p->cap = n + PROJECT_MAX_FOUND; /* room for the helpers read from disk: no copy of a long array */
     p->files = gl_calloc(p->cap, sizeof *p->files);
+    p->grad_findings = gl_calloc(p->cap, 1);
     for (uint32_t i = 0; i < n; i++) project_add(p);
     return p;
 }
@@ -98,7 +101,9 @@ uint32_t project_add(Project *p)
     if (p->n == p->cap) {
         p->cap += p->cap / 4 + 16;
         p->files = gl_realloc(p->files, p->cap * sizeof *p->files);
+        p->grad_findings = gl_realloc(p->grad_findings, p->cap);
     }
+    p->grad_findings[p->n] = 0;
     p->files[p->n] = (ProjFile){NULL, NULL};
     p->placed = p->indexed = false; /* its exports and its calls count from now on */
     return p->n++;
@@ -118,6 +123,7 @@ void project_free(Project *p)
     strmap_free(&p->tried);
     strmap_free(&p->entries_seen);
     gl_free(p->files);
+    gl_free(p->grad_findings);
     arena_free(&p->arena);
     gl_free(p);
 }
@@ -265,6 +271,10 @@ void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
 {
     ProjFile *f = &p->files[i];
     if (!f->calls) f->calls = project__calls(p, r);
+    bool grad_findings = false;
+    for (uint32_t k = 0; k < r->diags.len && !grad_findings; k++)
+        grad_findings = r->diags.items[k].rule == RULE_GL104 || r->diags.items[k].rule == RULE_GL108;
+    p->grad_findings[i] = grad_findings;
     /* before the rounds, only the calls count: the exports are read (through load) once it is
      * known which are called */
     if (p->placed) {
@@ -553,7 +563,9 @@ static void project__grad_off_masks(Project *p, uint8_t *again)
     }
     for (uint32_t i = 0; i < p->n; i++) {
         ProjPlace *pl = p->files[i].place;
-        if (!pl || pl->grad_off == mask[i]) continue;
+        /* (a file without a GL104 or GL108 finding has nothing grad off can change: its first
+         * lint stands, and its cache key keeps no mask) */
+        if (!pl || !p->grad_findings[i] || pl->grad_off == mask[i]) continue;
         pl->grad_off = mask[i];
         again[i] = 1;
     }
