@@ -40,7 +40,8 @@
  * ## Fix safety
  * The fix detaches the state where it is fed back: `model(x, hidden)` becomes
  * `model(x, hidden.detach())` (each element for a tuple written in the call, `(h, c)`; a
- * `tuple(...)`/`.detach()` choice at run time when the state's type is not known). It is unsafe:
+ * `tuple(...)`/`.detach()` choice at run time when the state's type is not known, and `None` passed
+ * on as it is when the function starts the state as `None`, the model's own zero state). It is unsafe:
  * it truncates backpropagation through time at every step, which changes the gradients whenever
  * the code meant to backpropagate across steps, and where the truncation belongs is a modelling
  * choice. State kept in `self.` attributes by `forward` gets no fix.
@@ -117,6 +118,16 @@ static const char *detached(RuleCtx *c, const IrFunc *f, uint32_t a)
     if (o->span.row != o->span.end_row) return NULL;
     if (o->kind == IR_LOAD) {
         const char *n = rule_text(c, f, a);
+        /* `state = None` before the episode: the first call gets None (the model's own zero state) */
+        bool none = false;
+        for (uint32_t i = 0; i < f->ops.len && !none && o->var != IR_NONE; i++) {
+            const IrOp *s = &f->ops.items[i];
+            none = s->kind == IR_STORE && s->var == o->var && s->a != IR_NONE && f->ops.items[s->a].kind == IR_CONST &&
+                   f->ops.items[s->a].aux == CONST_NONE;
+        }
+        if (none)
+            return arena_printf(c->arena, "(None if %s is None else tuple(s.detach() for s in %s) if isinstance(%s, tuple) else %s.detach())",
+                                n, n, n, n);
         if (ff->val[a].kind == VK_TENSOR) return arena_printf(c->arena, "%s.detach()", n);
         return arena_printf(c->arena, "(tuple(s.detach() for s in %s) if isinstance(%s, tuple) else %s.detach())", n, n, n);
     }
