@@ -10,8 +10,8 @@
  * loaded); neither are parameters used as nothing else nor a whole batch object (a tokenizer's
  * BatchEncoding, a graph library's Data move themselves), nor, in C++, a move through `->` (only a
  * module holder is reached with an arrow), nor a model class turned into its instance under the
- * same name (`self.model = self.model(width=w)`), nor a tensor the function made with a factory
- * and never reads again (`x = torch.zeros(2); x.cuda()` to start the GPU). In a script that gets `torch` and `F` through `from
+ * same name (`self.model = self.model(width=w)`), nor, outside loops, a tensor the function made
+ * with a factory and never reads again (`x = torch.zeros(2); x.cuda()` to start the GPU). In a script that gets `torch` and `F` through `from
  * module import *`, their functions are torch's.
  *
  * ## Why is this bad?
@@ -152,9 +152,10 @@ void rule_GL201(RuleCtx *c)
                 f->ops.items[rv->src].kind == IR_CALL && f->ops.items[rv->src].a != IR_NONE &&
                 f->ops.items[f->ops.items[rv->src].a].var == ro0->var)
                 continue;
-            /* `x = torch.zeros(2); x.cuda()  # start the GPU`: a tensor the function made itself
-             * and never reads again, so nothing expects it moved */
-            if (ro0->kind == IR_LOAD && made_by_factory(f, rv) && !read_again(f, i, ro0->var)) continue;
+            /* `x = torch.zeros(2); x.cuda()  # start the GPU`: a one-off statement (in no loop) on
+             * a tensor the function made itself and never reads again: nothing expects it moved */
+            if (ro0->kind == IR_LOAD && ir_op_loop(f, i) == IR_NONE && made_by_factory(f, rv) && !read_again(f, i, ro0->var))
+                continue;
             /* C++: `net->to(device)` goes through a pointer, which a module holder is and a
              * torch::Tensor (a value type) is not */
             if (c->cxx && arrow_after(c, f->ops.items[recv].span.end, o->span.end)) continue;
