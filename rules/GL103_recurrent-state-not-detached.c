@@ -10,6 +10,9 @@
  * model whose class the function never names (`hidden = model.repackage_hidden(hidden)`) is judged
  * by that method's summary when the file or a module it names defines it; a first state made by
  * the model (`init_hidden`, `begin_state`, LibTorch's `net->begin_state(n, device)` too) is fresh.
+ * A state cut in the branch that runs the update (`if t % T == 0 or done: h = h.detach();
+ * loss.backward()`, `h.detach_()` too) links at most T steps and is not flagged; one cut only where
+ * no update runs (`if done:` while every step calls backward) still is.
  *
  * ## Why is this bad?
  * The hidden state links each batch's graph to the previous one. Without `retain_graph=True` the
@@ -209,6 +212,41 @@ static bool detached_item_by_item(const IrFunc *f, const IrLoop *l, uint32_t var
     return false;
 }
 
+/* Is var cut in loop l where the step's update runs: `hx = hx.detach()` (or `hx.detach_()`) in
+ * the branch that calls backward() or steps the optimizer (`if steps % T == 0 or done:`), as
+ * truncated BPTT does every T steps? The chain is then bounded by T steps. */
+static bool detached_at_update(RuleCtx *c, const IrFunc *f, const IrLoop *l, uint32_t var)
+{
+    for (uint32_t q = l->op + 1; q < l->end; q++) {
+        const IrOp *o = &f->ops.items[q];
+        if (o->kind != IR_CALL) continue;
+        const char *m = ir_call_method(f, q);
+        uint32_t r = m ? ir_call_receiver(f, q) : IR_NONE;
+        if (r == IR_NONE || f->ops.items[r].kind != IR_LOAD || f->ops.items[r].var != var) continue;
+        bool cut = !strcmp(m, "detach") || (api_method(m).flags & M_DETACH_SELF);
+        if (!cut || (!strcmp(m, "detach") && !(q + 1 < l->end && f->ops.items[q + 1].kind == IR_STORE &&
+                                               f->ops.items[q + 1].a == q && f->ops.items[q + 1].var == var)))
+            continue;
+        /* the innermost if around it, inside the loop */
+        uint32_t from = l->op + 1, to = l->end;
+        int depth = 0;
+        for (uint32_t k = q; k-- > l->op + 1;) {
+            const IrOp *ko = &f->ops.items[k];
+            if (ko->kind == IR_END_IF) depth++;
+            else if (ko->kind == IR_IF && depth > 0) depth--;
+            else if (ko->kind == IR_IF) {
+                from = k;
+                for (uint32_t e = q; e < l->end; e++)
+                    if (f->ops.items[e].kind == IR_END_IF && f->ops.items[e].aux == ko->aux) { to = e; break; }
+                break;
+            }
+        }
+        for (uint32_t k = from; k < to; k++)
+            if (df_is_backward_call(f, k) || df_is_optimizer_step(c->fx, f, k)) return true;
+    }
+    return false;
+}
+
 void rule_GL103(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -233,6 +271,7 @@ void rule_GL103(RuleCtx *c)
                  * between environment steps): the state's chain then never meets one */
                 if (l->kind != LOOP_STEP || !(l->has_backward || l->has_step_call)) continue;
                 if (f->ops.items[a].kind == IR_LOAD && detached_item_by_item(f, l, f->ops.items[a].var, i)) continue;
+                if (f->ops.items[a].kind == IR_LOAD && detached_at_update(c, f, l, f->ops.items[a].var)) continue;
                 const char *name = rule_text(c, f, a);
                 Diag *d = rule_report(c, o->span, SEV_ERROR,
                                       "'%s' is the model's output from the previous step, fed back without "

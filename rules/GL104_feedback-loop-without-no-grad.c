@@ -111,6 +111,20 @@ static bool keeps_rollout_for_update(RuleCtx *c, const IrFunc *f, const IrLoop *
     return false;
 }
 
+/* Is the value of argument op the state as loop li found it (made before the loop or carried by its
+ * back edge), or a tuple of such states (`(h, c)`)? */
+static bool as_found_state(const IrFunc *f, const FuncFacts *ff, uint32_t li, uint32_t op)
+{
+    const IrLoop *l = &f->loops.items[li];
+    const IrOp *o = &f->ops.items[op];
+    uint32_t n = o->kind == IR_BUILD ? o->nargs : 1;
+    for (uint32_t k = 0; k < n; k++) {
+        const AVal *v = &ff->val[o->kind == IR_BUILD ? f->args.items[o->args + k] : op];
+        if (v->def == IR_NONE || v->def == l->op || !ir_loop_contains(f, li, v->def)) return true;
+    }
+    return false;
+}
+
 void rule_GL104(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -130,17 +144,24 @@ void rule_GL104(RuleCtx *c)
             if (!ff->reached[i] || !df_is_module_call(c->fx, f, i)) continue;
             const IrOp *o = &f->ops.items[i];
             if (df_mode_off(o->mode)) continue;
-            for (uint32_t k = 0; k < o->nargs; k++) {
+            /* the argument that is the state as found (`(h, c)`), else the first fed back */
+            uint32_t pick = IR_NONE;
+            bool pick_found = false;
+            for (uint32_t k = 0; k < o->nargs && !pick_found; k++) {
                 uint32_t a = f->args.items[o->args + k];
                 const AVal *v = &ff->val[a];
                 if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) || GL_MAX(v->grad, v->elem) != G_LIVE)
                     continue;
                 const IrLoop *l = &f->loops.items[v->carried];
                 if (l->kind != LOOP_FEEDBACK || l->has_backward || !ir_loop_contains(f, v->carried, i)) continue;
-                bool found = v->def == IR_NONE || v->def == l->op || !ir_loop_contains(f, v->carried, v->def);
-                if (found || !as_found[v->carried]) last[v->carried] = i + 1, arg[v->carried] = a;
-                as_found[v->carried] |= found;
-                break;
+                if (pick != IR_NONE && ff->val[pick].carried != v->carried) continue;
+                bool found = as_found_state(f, ff, v->carried, a);
+                if (pick == IR_NONE || found) pick = a, pick_found = found;
+            }
+            if (pick != IR_NONE) {
+                uint32_t li = ff->val[pick].carried;
+                if (pick_found || !as_found[li]) last[li] = i + 1, arg[li] = pick;
+                as_found[li] |= pick_found;
             }
         }
         for (uint32_t li = 0; li < f->loops.len; li++) {

@@ -26,7 +26,9 @@
  * a key of a dict or list attribute, `self._inputs["image"] = image`, which is replaced), a
  * state that every forward() starts again before it accumulates (a decoder's attention weights,
  * zeroed by forward or by a method of the class it calls outside its loops, unconditionally; moving
- * the old value to another device is no new start), and an
+ * the old value to another device is no new start), a value written once under a test of itself
+ * (`if Z < 0: self.params[2] = out.mean() * n` after `Z = self.params[2].item()`: set on the first
+ * call, only read afterwards; the else branch of such a test is still checked), and an
  * average of the module's own parameters that involves no input (`self.slow = d * self.slow +
  * (1 - d) * self.lin.weight`: parameters are leaves, so the chain holds autograd nodes but no
  * activation). A state that forward passes back into a model call (`self.hidden` of an RNN) is
@@ -583,6 +585,57 @@ static const char *rs__inplace_root(RuleCtx *c, const IrFunc *f, uint32_t op)
     return NULL;
 }
 
+/* Is op in the then-branch of an `if` whose condition reads attr itself (`if Z < 0:` after `Z =
+ * self.params[2].item()`, then `self.params[2] = out.mean() * n`)? A sentinel the write replaces:
+ * the value is set once, on the first call, and never chained to the next. Bounded walks. */
+static bool rs__set_once(RuleCtx *c, const IrFunc *f, uint32_t op, const char *attr)
+{
+    int depth = 0, ifs = 0;
+    bool in_else = false;
+    for (uint32_t i = op; i-- > 0 && ifs < 4;) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_END_IF) depth++;
+        else if (o->kind == IR_ELSE && depth == 0) in_else = true;
+        else if (o->kind == IR_IF && depth > 0) depth--;
+        else if (o->kind == IR_IF) {
+            ifs++;
+            bool was_else = in_else;
+            in_else = false;
+            if (was_else || o->a == IR_NONE) continue;
+            uint32_t stack[32], sp = 0, visits = 0;
+            stack[sp++] = o->a;
+            while (sp && visits++ < 64) {
+                uint32_t k = stack[--sp];
+                if (k == IR_NONE || k >= f->ops.len) continue;
+                const IrOp *ko = &f->ops.items[k];
+                const char *name = rs__self_attr(c, f, k);
+                if (name && !strcmp(name, attr)) return true;
+                switch ((IrOpKind)ko->kind) {
+                case IR_LOAD: /* a local bound before the if */
+                    for (uint32_t s = 0; s < i && ko->var != IR_NONE; s++) {
+                        const IrOp *so = &f->ops.items[s];
+                        if (so->kind == IR_STORE && so->var == ko->var && sp < ARRAY_LEN(stack)) stack[sp++] = so->a;
+                    }
+                    break;
+                case IR_CALL: {
+                    uint32_t r = ir_call_receiver(f, k);
+                    if (r != IR_NONE && sp < ARRAY_LEN(stack)) stack[sp++] = r;
+                    for (uint32_t a = 0; a < ko->nargs && sp < ARRAY_LEN(stack); a++) stack[sp++] = f->args.items[ko->args + a];
+                    break;
+                }
+                case IR_ITEM: case IR_BINOP: case IR_COMPARE: case IR_UNOP: case IR_SELECT:
+                    if (ko->a != IR_NONE && sp < ARRAY_LEN(stack)) stack[sp++] = ko->a;
+                    if (ko->b != IR_NONE && sp < ARRAY_LEN(stack)) stack[sp++] = ko->b;
+                    break;
+                default:
+                    break;
+                }
+            }
+        }
+    }
+    return false;
+}
+
 static bool rs__gl103_owns(RuleCtx *c, uint32_t cls, const char *attr)
 {
     const ClassFacts *cf = &c->fx->classes[cls];
@@ -830,7 +883,9 @@ static uint32_t rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc, boo
         } else {
             continue;
         }
-        if (rs__gl103_owns(c, f->cls, u.attr) || rs__started_each_call(c, f->cls, u.attr)) continue;
+        if (rs__gl103_owns(c, f->cls, u.attr) || rs__started_each_call(c, f->cls, u.attr) ||
+            rs__set_once(c, f, op, u.attr))
+            continue;
         found++;
         if (dry) continue;
         if (!out) out = rs__output_ops(rf, f);

@@ -39,7 +39,10 @@ static void df__prescan_feedback_calls(Interp *I)
                 ir_class_method(I->m, f->cls, base->name) == IR_NONE &&
                 ((base->var < I->nvars && I->module_vars[base->var]) || df_class_module_attr(I, f->cls, base->name)))
                 base = &f->ops.items[base->a], self_var = IR_NONE;
-            if (!base || base->kind != IR_LOAD || base->var >= f->vars.len || !f->vars.items[base->var].is_param ||
+            /* (or of a model the module made: `decoder = checkpoint["decoder"]` at the top of an
+             * evaluation script; not of an imported module) */
+            if (!base || base->kind != IR_LOAD || base->var >= f->vars.len || base->qual ||
+                !(f->vars.items[base->var].is_param || (f->vars.items[base->var].is_global && f->index != 0)) ||
                 (self_var != IR_NONE && base->var == self_var))
                 continue;
             /* `hidden = model.repackage_hidden(hidden)`: a method another file's class defines
@@ -62,8 +65,18 @@ static void df__prescan_feedback_calls(Interp *I)
                 (s->a == i || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK && f->ops.items[s->a].a == i)))
                 stored[ns++] = s->var;
         }
-        for (uint32_t a = 0; a < o->nargs; a++) {
-            const IrOp *arg = &f->ops.items[f->args.items[o->args + a]];
+        /* the arguments read from variables, and the variables of a tuple argument (`h, c =
+         * decoder.step(x, (h, c))`) */
+        uint32_t loads[16], nl = 0;
+        for (uint32_t a = 0; a < o->nargs && nl < ARRAY_LEN(loads); a++) {
+            uint32_t ao = f->args.items[o->args + a];
+            const IrOp *arg = &f->ops.items[ao];
+            if (arg->kind != IR_BUILD) loads[nl++] = ao;
+            else
+                for (uint32_t e = 0; e < arg->nargs && nl < ARRAY_LEN(loads); e++) loads[nl++] = f->args.items[arg->args + e];
+        }
+        for (uint32_t a = 0; a < nl; a++) {
+            const IrOp *arg = &f->ops.items[loads[a]];
             if (arg->kind != IR_LOAD || arg->var == IR_NONE || arg->var == callee->var) continue;
             /* an attribute called on what the iteration itself computed first (`out = self.conv(out)`
              * after `out = x`) is a layer applied once, not fed its previous result; so is any
