@@ -87,11 +87,52 @@ int engine_lower(IrModule *m, SourceLang lang, const LintOptions *o)
     return cx_lower(m, &cc, &cr);
 }
 
+/* The methods top-level class ci inherits from base classes of the file and does not override
+ * (into out, at most cap; counted when out is NULL). */
+static uint32_t engine__inherited(const IrModule *m, uint32_t ci, uint32_t *out, uint32_t cap)
+{
+    const IrClass *c = m->classes.items[ci];
+    if (!c->bases.len || !c->methods.len || m->funcs.items[c->methods.items[0]]->parent != 0) return 0;
+    uint32_t n = 0, cur = ci;
+    for (int depth = 0; depth < 8; depth++) {
+        const IrClass *k = m->classes.items[cur];
+        uint32_t next = IR_NONE;
+        for (uint32_t b = 0; b < k->bases.len && next == IR_NONE; b++)
+            for (uint32_t j = 0; j < m->classes.len && next == IR_NONE; j++)
+                if (j != cur && !strcmp(m->classes.items[j]->name, k->bases.items[b])) next = j;
+        if (next == IR_NONE || next == ci) break;
+        const IrClass *base = m->classes.items[next];
+        for (uint32_t i = 0; i < base->methods.len; i++) {
+            uint32_t g = base->methods.items[i];
+            if (g == base->init || ir_class_method(m, ci, m->funcs.items[g]->name) != g) continue;
+            if (out && n < cap) out[n] = g;
+            n++;
+        }
+        cur = next;
+    }
+    return out && n > cap ? cap : n;
+}
+
 /* What other files linted with this one need from it (its functions' summaries), and what it needs
  * from them (the imported names it calls). */
 static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult *out)
 {
-    out->exports = ARENA_NEW_N(&out->arena, ExportedFunc, m->funcs.len ? m->funcs.len : 1);
+    /* a method a class inherits from a base class of the file is also the subclass's ("Net#test_"
+     * for `class Net(BasicModel)`): another file calls it on a Net */
+    uint32_t n_inherited = 0;
+    for (uint32_t ci = 0; ci < m->classes.len; ci++) n_inherited += engine__inherited(m, ci, NULL, 0);
+    out->exports = ARENA_NEW_N(&out->arena, ExportedFunc, m->funcs.len + n_inherited + 1);
+    for (uint32_t ci = 0; ci < m->classes.len && n_inherited; ci++) {
+        uint32_t inh[64];
+        uint32_t n = engine__inherited(m, ci, inh, ARRAY_LEN(inh));
+        for (uint32_t k = 0; k < n; k++) {
+            ExportedFunc *e = &out->exports[out->n_exports];
+            const char *mname = NULL;
+            if (!df_export_method(fx, inh[k], &e->summary, &mname)) continue;
+            e->name = arena_printf(&out->arena, "%s#%s", m->classes.items[ci]->name, m->funcs.items[inh[k]]->name);
+            out->n_exports++;
+        }
+    }
     for (uint32_t fi = 1; fi < m->funcs.len; fi++) {
         ExportedFunc *e = &out->exports[out->n_exports];
         /* C++: free functions and methods under their C++ names ("::ns::Class::method") */

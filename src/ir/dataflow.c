@@ -1404,6 +1404,9 @@ static void df_step(Interp *I, uint32_t op)
         uint32_t rv = ir_root_var(I->f, o->a);
         if (rv != IR_NONE) {
             AVal c = env_get(I, rv);
+            /* (an unknown value that carries a graph is a tensor: `nll = 0` then `nll += -logp` in a
+             * loop, then `nll[mask] = 0.`) */
+            if (c.kind == VK_UNKNOWN && c.grad >= G_POST) c.kind = VK_TENSOR;
             if (c.kind == VK_UNKNOWN && !(c.flags & VF_UNSET)) c.kind = VK_CONTAINER;
             if (c.kind == VK_TENSOR) c.grad = GL_MAX(c.grad, grad_of_arg(&r));
             else c.elem = GL_MAX(c.elem, grad_of_arg(&r));

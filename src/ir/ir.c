@@ -170,9 +170,18 @@ uint32_t ir_root_var(const IrFunc *f, uint32_t op)
 
 uint32_t ir_class_method(const IrModule *m, uint32_t cls, const char *name)
 {
-    const IrClass *c = m->classes.items[cls];
-    for (uint32_t k = 0; k < c->methods.len; k++)
-        if (!strcmp(m->funcs.items[c->methods.items[k]]->name, name)) return c->methods.items[k];
+    /* the class's own method, else one it inherits from a base class of the file (`class
+     * Net(BasicModel)` calling `self.test_` that BasicModel defines); bounded, cycles too */
+    for (int depth = 0; depth < 8 && cls != IR_NONE; depth++) {
+        const IrClass *c = m->classes.items[cls];
+        for (uint32_t k = 0; k < c->methods.len; k++)
+            if (!strcmp(m->funcs.items[c->methods.items[k]]->name, name)) return c->methods.items[k];
+        uint32_t next = IR_NONE;
+        for (uint32_t b = 0; b < c->bases.len && next == IR_NONE; b++)
+            for (uint32_t j = 0; j < m->classes.len && next == IR_NONE; j++)
+                if (j != cls && !strcmp(m->classes.items[j]->name, c->bases.items[b])) next = j;
+        cls = next;
+    }
     return IR_NONE;
 }
 
