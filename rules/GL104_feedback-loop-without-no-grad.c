@@ -141,13 +141,14 @@ void rule_GL104(RuleCtx *c)
         uint32_t *arg = gl_calloc(f->loops.len + 1, sizeof *arg);   /* its fed-back argument */
         uint8_t *as_found = gl_calloc(f->loops.len + 1, 1);          /* that argument is the state */
         for (uint32_t i = 0; i < f->ops.len; i++) {
-            if (!ff->reached[i] || !df_is_module_call(c->fx, f, i)) continue;
+            if (!ff->reached[i] || !(df_is_module_call(c->fx, f, i) || df_is_local_model_call(c->m, c->fx, f, i))) continue;
             const IrOp *o = &f->ops.items[i];
             if (df_mode_off(o->mode)) continue;
-            /* the argument that is the state as found (`(h, c)`), else the first fed back */
+            /* the argument that is the state as found (`(h, c)`; the last such, where a recurrent
+             * call takes its state), else the first fed back */
             uint32_t pick = IR_NONE;
             bool pick_found = false;
-            for (uint32_t k = 0; k < o->nargs && !pick_found; k++) {
+            for (uint32_t k = 0; k < o->nargs; k++) {
                 uint32_t a = f->args.items[o->args + k];
                 const AVal *v = &ff->val[a];
                 if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) || GL_MAX(v->grad, v->elem) != G_LIVE)

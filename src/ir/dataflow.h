@@ -242,6 +242,7 @@ bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok);
  * the file or of another file: calling it in a loop is evaluating. A method may keep per-call state
  * on its own object. */
 bool df_func_evaluates(const Facts *fx, uint32_t fi);
+bool df_is_local_model_call(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op);
 
 bool df_mode_off(uint8_t mode);
 

@@ -66,6 +66,18 @@ bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op)
     return (r->flags & VF_MODEL_OUT) && r->src == op;
 }
 
+/* A call of a function or method of the file that runs a model and returns its output, training
+ * nothing (`out, h = self.forward_step(x, h)` in a decoder's evaluate()): for feedback, a model
+ * call. */
+bool df_is_local_model_call(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op)
+{
+    if (f->ops.items[op].kind != IR_CALL || df_is_module_call(fx, f, op)) return false;
+    const AVal *r = &fx->funcs[f->index].val[op];
+    if (!(r->flags & VF_MODEL_OUT) || GL_MAX(r->grad, r->elem) != G_LIVE) return false;
+    uint32_t t = df_call_target(m, fx, f, op);
+    return t != IR_NONE && t != f->index && !fx->funcs[t].trains && df_func_evaluates(fx, t);
+}
+
 /* A backward after the loop, in the same iteration of the enclosing loop (or in the function when
  * the loop is outermost): the loop builds one step's graph (the classic char-rnn train() that
  * accumulates the loss over time steps and calls backward once). */
@@ -487,8 +499,9 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                 const ExternSummary *es = df_call_extern(fx, f, op);
                 if (es && es->trains) l->has_step_call = 1;
             }
-            if (df_is_module_call(fx, f, op) && invariant) {
-                l->has_model_call = 1;
+            bool local_model = df_is_local_model_call(m, fx, f, op);
+            if ((df_is_module_call(fx, f, op) || local_model) && invariant) {
+                if (!local_model) l->has_model_call = 1;
                 for (uint32_t k = 0; k < o->nargs; k++) {
                     const AVal *a = &ff->val[f->args.items[o->args + k]];
                     if (a->carried == li && (a->flags & VF_MODEL_OUT) && GL_MAX(a->grad, a->elem) >= G_POST) {
@@ -533,8 +546,11 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
         if (self_var != IR_NONE && (seq_iter || !l->has_model_call) && l->in_module_method &&
             df__loop_runs_own_model(m, fx, f, l, self_var))
             seq_iter = false, l->has_model_call = 1;
+        /* (a method no forward reaches that feeds back what a forward helper returned, `out, h =
+         * self.forward_step(x, h)` in evaluate(), decodes: a feedback loop) */
         if (l->in_module_method && (ff->in_forward || seq_iter || (!l->has_backward && !l->has_opt_step &&
-                                                                   !l->has_step_call && !l->has_model_call && !batches)))
+                                                                   !l->has_step_call && !l->has_model_call &&
+                                                                   !l->has_feedback && !batches)))
             l->kind = LOOP_SEQUENCE;
         else if (l->has_backward || l->has_opt_step) l->kind = LOOP_STEP;
         else if (!batches && parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP)
