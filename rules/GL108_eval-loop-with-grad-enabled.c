@@ -685,9 +685,10 @@ static bool call_trains(RuleCtx *c, const IrFunc *f, uint32_t op, bool whole_run
 {
     if (df_is_backward_call(f, op) || df_is_optimizer_step(c->fx, f, op)) return true;
     uint32_t t = df_call_target(c->m, c->fx, f, op);
-    if (t == IR_NONE) { /* `agent.learn()` of another file's class */
+    if (t == IR_NONE) { /* `agent.learn()` of another file's class; `agent.update()` of one */
         const ExternSummary *es = df_call_extern(c->fx, f, op);
-        return es && es->trains;
+        if (!es) es = df_call_extern_listed(c->fx, f, op);
+        return es && (es->trains || (whole_runs && es->backprops));
     }
     return t != f->index && (c->fx->funcs[t].trains || (whole_runs && df_func_backprops(c->fx, t)));
 }

@@ -159,9 +159,12 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
             uint32_t recv = q ? IR_NONE : ir_call_receiver(f, op);
             /* a method of an object of an imported class: "utils.Meter#add"; calling the object
              * runs its forward (`criterion(out, y)`): "utils.DiceLoss#forward" */
+            bool listed = false; /* "#update": asked for only as a training call (GL108) */
             if (recv != IR_NONE) q = df_method_qual(fx, &ff->val[recv], ir_call_method(f, op), mbuf, sizeof mbuf);
             else if (!q && ff->val[o->a].kind == VK_OBJECT && REF_IS_EXTERN(ff->val[o->a].ref))
                 q = df_method_qual(fx, &ff->val[o->a], "forward", mbuf, sizeof mbuf);
+            if (!q && recv != IR_NONE)
+                listed = (q = df_listed_duck_qual(fx, &ff->val[recv], ir_call_method(f, op), mbuf, sizeof mbuf)) != NULL;
             if (!q || !strncmp(q, "torch.", 6)) continue;
             /* the name, and what it is through the star imports before the last (df_ext) */
             char alt[9][256];
@@ -196,7 +199,7 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
                         per_step = f->loops.items[l].kind == LOOP_STEP;
                     calls.items[k].per_step = per_step;
                 }
-                if (df_mode_off(o->mode) || df_mode_off(f->base_mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE))
+                if (!listed && (df_mode_off(o->mode) || df_mode_off(f->base_mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE)))
                     calls.items[k].grad_off = true;
                 for (uint32_t i = 0; i < o->nargs; i++) {
                     if (f->kw.items[o->args + i]) continue;

@@ -260,6 +260,24 @@ const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, c
     return n > 0 && (size_t)n < cap ? buf : NULL;
 }
 
+const char *df_listed_duck_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap)
+{
+    if (!method || REF_IS_EXTERN(v->ref) || v->ref != IR_NONE || fx->cxx || method[0] == '_' ||
+        (v->kind != VK_UNKNOWN && v->kind != VK_MODULE) || !api_method_listed(method))
+        return NULL;
+    int n = snprintf(buf, cap, "#%s", method);
+    return n > 0 && (size_t)n < cap ? buf : NULL;
+}
+
+const ExternSummary *df_call_extern_listed(const Facts *fx, const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    uint32_t r = o->kind == IR_CALL ? ir_call_receiver(f, op) : IR_NONE;
+    if (r == IR_NONE || !fx->ext || f->ops.items[o->a].qual) return NULL;
+    char buf[256];
+    return df_ext(fx, df_listed_duck_qual(fx, &fx->funcs[f->index].val[r], ir_call_method(f, op), buf, sizeof buf));
+}
+
 const char *df_star_alternative(const IrModule *m, const char *qual, uint32_t k, char *buf, size_t cap)
 {
     if (!qual || m->star_imports.len < 2 || k + 1 >= m->star_imports.len) return NULL;

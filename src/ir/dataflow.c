@@ -1115,6 +1115,37 @@ static AVal df_attr__plain(Interp *I, uint32_t op)
     return r;
 }
 
+/* Is x the number read out of y (`y.item()`, `float(y)`), y being the same expression as x's
+ * receiver (`losses["mse"].item()` and `losses["mse"]`)? Bounded chains of loads, attributes and
+ * constant items. */
+static bool df__item_of_other(const IrFunc *f, uint32_t x, uint32_t y)
+{
+    if (x == IR_NONE || y == IR_NONE || f->ops.items[x].kind != IR_CALL) return false;
+    const char *m = ir_call_method(f, x);
+    uint32_t r = IR_NONE;
+    if (m && (!strcmp(m, "item") || !strcmp(m, "tolist"))) r = ir_call_receiver(f, x);
+    else if (f->ops.items[x].nargs == 1 && f->ops.items[x].a != IR_NONE && f->ops.items[f->ops.items[x].a].kind == IR_LOAD &&
+             f->ops.items[f->ops.items[x].a].name && api_builtin(f->ops.items[f->ops.items[x].a].name) == B_SCALAR)
+        r = f->args.items[f->ops.items[x].args];
+    for (int depth = 0; depth < 8 && r != IR_NONE; depth++) {
+        const IrOp *p = &f->ops.items[r], *q = &f->ops.items[y];
+        if (p->kind != q->kind) return false;
+        if (p->kind == IR_LOAD) return p->var == q->var && p->var != IR_NONE;
+        if (p->kind == IR_ATTR) {
+            if (!p->name || !q->name || strcmp(p->name, q->name)) return false;
+        } else if (p->kind == IR_ITEM) {
+            const IrOp *pi = p->b != IR_NONE ? &f->ops.items[p->b] : NULL, *qi = q->b != IR_NONE ? &f->ops.items[q->b] : NULL;
+            if (!pi || !qi || pi->kind != IR_CONST || qi->kind != IR_CONST || !pi->name || !qi->name || strcmp(pi->name, qi->name))
+                return false;
+        } else {
+            return false;
+        }
+        r = p->a, y = q->a;
+        if (r == IR_NONE || y == IR_NONE) return false;
+    }
+    return false;
+}
+
 static AVal df_load(Interp *I, uint32_t op)
 {
     const IrOp *o = OP(I, op);
@@ -1523,6 +1554,9 @@ static void df_step(Interp *I, uint32_t op)
     case IR_SELECT: {
         AVal a = val_of(I, o->a), b = val_of(I, o->b);
         r = aval_join(&a, &b);
+        /* `x.item() if hasattr(x, "item") else x`: the other branch runs only when x is no tensor */
+        if (df__item_of_other(I->f, o->a, o->b)) r = a;
+        else if (df__item_of_other(I->f, o->b, o->a)) r = b;
         r.def = op;
         break;
     }

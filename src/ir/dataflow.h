@@ -242,6 +242,11 @@ bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok);
  * the file or of another file: calling it in a loop is evaluating. A method may keep per-call state
  * on its own object. */
 bool df_func_evaluates(const Facts *fx, uint32_t fi);
+/* A method whose name an API also uses (`update`, `step`, `train`), called on an object of unknown
+ * class: "#update", looked up only where its summary is asked for explicitly (an agent's update()
+ * that trains, df_call_extern_listed), never taken for the API's method elsewhere; NULL otherwise. */
+const char *df_listed_duck_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap);
+const ExternSummary *df_call_extern_listed(const Facts *fx, const IrFunc *f, uint32_t op);
 bool df_is_local_model_call(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op);
 
 bool df_mode_off(uint8_t mode);

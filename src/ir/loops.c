@@ -497,6 +497,7 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             if (target != IR_NONE && target != f->index && fx->funcs[target].trains) l->has_step_call = 1;
             if (target == IR_NONE) { /* a function or method of another file of the run that trains */
                 const ExternSummary *es = df_call_extern(fx, f, op);
+                if (!es) es = df_call_extern_listed(fx, f, op); /* `agent.update()` */
                 if (es && es->trains) l->has_step_call = 1;
             }
             bool local_model = df_is_local_model_call(m, fx, f, op);
@@ -575,6 +576,7 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
             if (f->ops.items[op].kind != IR_CALL || !ff->reached[op] || ir_op_loop(f, op) != li) continue;
             uint32_t t = df_call_target(m, fx, f, op);
             const ExternSummary *es = t == IR_NONE ? df_call_extern(fx, f, op) : NULL;
+            if (t == IR_NONE && !es) es = df_call_extern_listed(fx, f, op); /* `agent.update()` */
             if ((t != IR_NONE && t != f->index && !fx->funcs[t].trains && df__func_backprops(fx, t, 3)) ||
                 (es && es->backprops))
                 l->kind = LOOP_EPOCH, model_only = false;
