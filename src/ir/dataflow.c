@@ -915,15 +915,25 @@ static int df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
 {
     if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 16) return 0;
     uint32_t t = df_call_target(I->m, I->fx, I->f, op);
+    /* calling a model of a class of the file: its forward (`out, state = rnn(x, state)` where
+     * forward returns `out, (h.detach(), c.detach())`) */
+    const AVal *cv = OP(I, op)->a != IR_NONE ? &I->ff->val[OP(I, op)->a] : NULL;
+    bool model = false; /* (a model's output is only taken for plain when forward makes it so) */
+    if (t == IR_NONE && cv && cv->kind == VK_MODULE && cv->ref < I->m->classes.len &&
+        I->m->classes.items[cv->ref]->forward != IR_NONE)
+        t = I->m->classes.items[cv->ref]->forward, model = true;
     if (t == IR_NONE) { /* a function or method of another file of the run: its summary */
         const ExternSummary *es = df_call_extern(I->fx, I->f, op);
+        char fbuf[256]; /* ... or the forward of a model of another file's class */
+        if (!es && cv && (cv->kind == VK_OBJECT || cv->kind == VK_MODULE) && REF_IS_EXTERN(cv->ref))
+            es = df_ext(I->fx, df_method_qual(I->fx, cv, "forward", fbuf, sizeof fbuf)), model = true;
         if (!es || !es->ret_tuple || es->ret_tuple == 0xff || k >= es->ret_tuple) return 0;
-        return (es->ret_plain >> k & 1) ? 1 : (es->ret_weak >> k & 1) ? 2 : 0;
+        return (es->ret_plain >> k & 1) ? 1 : (es->ret_weak >> k & 1) && !model ? 2 : 0;
     }
     if (t == I->f->index) return 0;
     const FuncFacts *cf = &I->fx->funcs[t];
     if (!cf->analysed || !cf->ret_tuple || cf->ret_tuple == 0xff || k >= cf->ret_tuple) return 0;
-    return (cf->ret_plain >> k & 1) ? 1 : (cf->ret_weak >> k & 1) ? 2 : 0;
+    return (cf->ret_plain >> k & 1) ? 1 : (cf->ret_weak >> k & 1) && !model ? 2 : 0;
 }
 
 /* A variable the function calls both zero_grad() and step() on, of no kind known otherwise (an
@@ -1113,6 +1123,24 @@ static AVal df_attr__plain(Interp *I, uint32_t op)
     r.flags &= (uint16_t)~(VF_ZERO_DIM | VF_PIECES | VF_LOSSMOD);
     if (base.flags & VF_OUTER) r.flags |= VF_OUTER;
     return r;
+}
+
+/* Is unpack op's element left alone while a sibling element of the same unpacking, stored to a
+ * variable, is what backward() is called on (and op's is not)? */
+static bool df__sibling_differentiated(const Interp *I, uint32_t op)
+{
+    const IrFunc *f = I->f;
+    const IrOp *o = &f->ops.items[op];
+    const IrOp *next = op + 1 < f->ops.len ? &f->ops.items[op + 1] : NULL;
+    uint32_t mine = next && next->kind == IR_STORE && next->a == op ? next->var : IR_NONE;
+    if (mine == IR_NONE || mine >= I->nvars || I->backward_vars[mine]) return false;
+    for (uint32_t k = o->a + 1; k + 1 < f->ops.len && k < o->a + 48; k++) {
+        const IrOp *u = &f->ops.items[k];
+        if (u->kind != IR_UNPACK || u->a != o->a || k == op) continue;
+        const IrOp *st = &f->ops.items[k + 1];
+        if (st->kind == IR_STORE && st->a == k && st->var < I->nvars && I->backward_vars[st->var]) return true;
+    }
+    return false;
 }
 
 /* Is x the number read out of y (`y.item()`, `float(y)`), y being the same expression as x's
@@ -1547,6 +1575,11 @@ static void df_step(Interp *I, uint32_t op)
         r.elem = s.elem;
         r.kind = (s.flags & (VF_BATCH | VF_MODEL_OUT | VF_PIECES)) ? VK_TENSOR : VK_UNKNOWN;
         if (s.kind == VK_LOADER) r.kind = VK_UNKNOWN, r.flags |= VF_BATCH;
+        /* `loss, loss_node = loss_compute(out, y, n)` with a callable nothing describes, and only
+         * loss_node differentiated: that is the graph; the other element is a statistic (the
+         * annotated Transformer returns `sloss.data * norm, sloss`), not known to carry one */
+        if (r.grad == G_LIVE && src && src->kind == IR_CALL && s.src != o->a && df__sibling_differentiated(I, op))
+            r.grad = G_MAY;
         r.flags &= (uint16_t)~(VF_ZERO_DIM | VF_PIECES | VF_LOSSMOD);
         if (zero) r.flags |= VF_ZERO_DIM, r.kind = VK_TENSOR;
         break;
