@@ -76,11 +76,13 @@
  * function the loop calls that way (a direct model call: the first only).
  *
  * And the shared-loop form: one epoch loop for training and evaluation (`def run_epoch(self,
- * loader, train=True)`), whose every backward and optimizer step runs under `if train:` (a
- * parameter of the function), when a call in the file passes that parameter as `False` without
- * `no_grad` around it: that call runs the loop as an evaluation pass with grad on. The finding is
- * on the loop's first model call; the unsafe fix runs the loop under
- * `torch.set_grad_enabled(train)`, which keeps training as it was. A loop under
+ * loader, train=True)`), whose every backward and optimizer step runs under a test of one
+ * parameter of the function (`if train:`, `if optimizer is not None:`, `if not cross_valid:`,
+ * `if mode == "train" or mode == "train+log":`), when a call in the file makes the test fail (it
+ * passes `False`, `None`, `True`, another string, or leaves the parameter to a `None`/`False`
+ * default) without `no_grad` around it: that call runs the loop as an evaluation pass with grad
+ * on. The finding is on the loop's first model call; the unsafe fix runs the loop under
+ * `torch.set_grad_enabled(<the test>)`, which keeps training as it was. A loop under
  * `torch.set_grad_enabled(train)` already, and a function only ever called with the flag on, are
  * left alone.
  *
@@ -545,17 +547,102 @@ static bool keeps_for_backward(RuleCtx *c, const IrFunc *f, const FuncFacts *ff,
            hands_graph_away(c, f, &f->loops.items[li]);
 }
 
-/* The shared epoch loop (`def iteration(self, loader, train=True)`): every backward and
- * optimizer step of loop li runs only under `if <flag>:`, flag a parameter of the function, and
- * the file calls the function with that parameter False. Those calls run the loop as an
- * evaluation pass with grad on. Gives the flag's variable (IR_NONE when not that shape) and, in
- * *caller, the op of such a call in function *caller_fn. */
+/* How a training guard reads its flag: `if train:` (trains when truthy), `if optimizer is not None:`,
+ * `if not cross_valid:` (trains when falsy), or the else side of these. */
+enum { GUARD_TRUTHY = 1, GUARD_NOT_NONE, GUARD_FALSY, GUARD_EQ };
+
+/* `mode == "train"`, `mode == "train" or mode == "train+log"`: the variable compared to string
+ * literals with ==, and the literals (at most 4); IR_NONE otherwise. */
+static uint32_t guard_eq(const IrFunc *f, uint32_t op, const char **lits, int *n)
+{
+    uint32_t stack[8], sp = 0, var = IR_NONE;
+    stack[sp++] = op;
+    *n = 0;
+    while (sp) {
+        const IrOp *o = &f->ops.items[stack[--sp]];
+        if (o->kind == IR_SELECT && o->a != IR_NONE && o->b != IR_NONE && sp + 2 <= ARRAY_LEN(stack)) {
+            stack[sp++] = o->a, stack[sp++] = o->b;
+            continue;
+        }
+        if (o->kind != IR_COMPARE || !o->name || strcmp(o->name, "==") || o->a == IR_NONE || o->b == IR_NONE) return IR_NONE;
+        const IrOp *x = &f->ops.items[o->a], *y = &f->ops.items[o->b];
+        if (x->kind != IR_LOAD || y->kind != IR_CONST || y->aux != CONST_STR || !y->name || *n == 4) return IR_NONE;
+        if (var != IR_NONE && x->var != var) return IR_NONE;
+        var = x->var, lits[(*n)++] = y->name;
+    }
+    return var;
+}
+
+/* The parameter that op, an `if`'s condition, tests, and how (GUARD_*, on the side in_else says);
+ * IR_NONE when it tests something else. */
+static uint32_t guard_of(const IrFunc *f, uint32_t op, bool in_else, int *how, const char **lits, int *nlits)
+{
+    const IrOp *cond = op != IR_NONE ? &f->ops.items[op] : NULL;
+    bool neg = in_else;
+    uint32_t eq = cond && !in_else ? guard_eq(f, op, lits, nlits) : IR_NONE;
+    if (eq != IR_NONE) {
+        *how = GUARD_EQ;
+        return eq < f->vars.len && f->vars.items[eq].is_param && eq != ir_first_param(f) ? eq : IR_NONE;
+    }
+    if (cond && cond->kind == IR_UNOP && cond->aux == UN_NOT && cond->a != IR_NONE) cond = &f->ops.items[cond->a], neg = !neg;
+    if (!cond) return IR_NONE;
+    uint32_t var = IR_NONE;
+    if (cond->kind == IR_LOAD) {
+        var = cond->var, *how = neg ? GUARD_FALSY : GUARD_TRUTHY;
+    } else if (cond->kind == IR_COMPARE && cond->name && cond->a != IR_NONE && cond->b != IR_NONE &&
+               f->ops.items[cond->a].kind == IR_LOAD && f->ops.items[cond->b].kind == IR_CONST &&
+               f->ops.items[cond->b].aux == CONST_NONE) {
+        bool is_not = !strcmp(cond->name, "is not") || !strcmp(cond->name, "!=");
+        bool is = !strcmp(cond->name, "is") || !strcmp(cond->name, "==");
+        if ((is_not && !neg) || (is && neg)) var = f->ops.items[cond->a].var, *how = GUARD_NOT_NONE;
+    }
+    if (var == IR_NONE || var >= f->vars.len || !f->vars.items[var].is_param || var == ir_first_param(f)) return IR_NONE;
+    return var;
+}
+
+/* Does a call's argument a (IR_NONE: left out, the parameter's default pdef applies) make the guard
+ * false, and how does it read ("False", "None", "True")? */
+static const char *guard_off_value(const IrFunc *g, const IrOp *a, uint8_t pdef, int how, const char **lits, int nlits)
+{
+    if (how == GUARD_EQ) { /* another string literal (`mode="eval"`) */
+        if (!a || a->kind != IR_CONST || a->aux != CONST_STR || !a->name) return NULL;
+        for (int k = 0; k < nlits; k++)
+            if (!strcmp(a->name, lits[k])) return NULL;
+        return a->name;
+    }
+    if (!a) {
+        if (pdef == IR_PDEF_NONE && (how == GUARD_TRUTHY || how == GUARD_NOT_NONE)) return "None";
+        if (pdef == IR_PDEF_FALSE && how == GUARD_TRUTHY) return "False";
+        if (pdef == IR_PDEF_TRUE && how == GUARD_FALSY) return "True";
+        return NULL;
+    }
+    (void)g;
+    if (a->kind != IR_CONST || !a->name) {
+        if (a->kind == IR_CONST && a->aux == CONST_NONE && how != GUARD_FALSY) return "None";
+        return NULL;
+    }
+    if (a->aux == CONST_NONE && how != GUARD_FALSY) return "None";
+    if (!strcmp(a->name, "False") && how == GUARD_TRUTHY) return "False";
+    if (!strcmp(a->name, "None") && how != GUARD_FALSY) return "None";
+    if (!strcmp(a->name, "True") && how == GUARD_FALSY) return "True";
+    return NULL;
+}
+
+/* The shared epoch loop (`def iteration(self, loader, train=True)`, `def loop(..., optimizer=None)`,
+ * `def run_epoch(self, epoch, cross_valid=False)`): every backward and optimizer step of loop li
+ * runs only under a test of one parameter of the function (`if train:`, `if optimizer is not
+ * None:`, `if not cross_valid:`), and the file calls the function so that the test fails (False,
+ * None, True, or the parameter left to such a default). Those calls run the loop as an evaluation
+ * pass with grad on. Gives the flag's variable (IR_NONE when not that shape), in *caller the op of
+ * such a call in function *caller_fn, and in *value how the call sets the flag. */
 static uint32_t flag_guarded_training(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint32_t *caller_fn,
-                                      uint32_t *caller)
+                                      uint32_t *caller, const char **value)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrLoop *l = &f->loops.items[li];
     uint32_t flag = IR_NONE, stack[32], depth = 0, trained = 0;
+    int flag_how = 0, nlits = 0;
+    const char *lits[4];
     bool in_else[32] = {false};
     for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
@@ -570,22 +657,21 @@ static uint32_t flag_guarded_training(RuleCtx *c, Frozen *fz, const IrFunc *f, u
         bool trains = df_is_backward_call(f, i) || df_is_optimizer_step(c->fx, f, i);
         uint32_t t = trains ? IR_NONE : df_call_target(c->m, c->fx, f, i);
         if (!trains && !(t != IR_NONE && t != f->index && c->fx->funcs[t].trains)) continue;
-        /* the nearest `if <parameter>:` around it, on its true side */
+        /* the nearest test of a parameter around it, on its training side */
         uint32_t guard = IR_NONE;
-        for (uint32_t k = depth; k-- > 0 && guard == IR_NONE;) {
-            const IrOp *cond = f->ops.items[stack[k]].a != IR_NONE ? &f->ops.items[f->ops.items[stack[k]].a] : NULL;
-            if (!in_else[k] && cond && cond->kind == IR_LOAD && cond->var < f->vars.len && f->vars.items[cond->var].is_param &&
-                cond->var != ir_first_param(f))
-                guard = cond->var;
-        }
-        if (guard == IR_NONE || (flag != IR_NONE && guard != flag)) return IR_NONE;
-        flag = guard, trained++;
+        int how = 0;
+        for (uint32_t k = depth; k-- > 0 && guard == IR_NONE;)
+            guard = guard_of(f, f->ops.items[stack[k]].a, in_else[k], &how, lits, &nlits);
+        if (guard == IR_NONE || (flag != IR_NONE && (guard != flag || how != flag_how))) return IR_NONE;
+        flag = guard, flag_how = how, trained++;
     }
     if (flag == IR_NONE || !trained) return IR_NONE;
-    /* the parameter's position, and a call of the function in the file that passes False there */
+    /* the parameter's position and default, and a call of the function in the file that turns the
+     * test off */
     uint32_t pos = IR_NONE;
+    uint8_t pdef = 0;
     for (uint32_t i = 0; i < f->ops.len && pos == IR_NONE; i++)
-        if (f->ops.items[i].kind == IR_PARAM && f->ops.items[i].var == flag) pos = f->ops.items[i].aux;
+        if (f->ops.items[i].kind == IR_PARAM && f->ops.items[i].var == flag) pos = f->ops.items[i].aux, pdef = f->ops.items[i].pad;
     if (pos == IR_NONE) return IR_NONE;
     const char *name = f->vars.items[flag].name;
     bool method = f->cls != IR_NONE;
@@ -616,15 +702,21 @@ static uint32_t flag_guarded_training(RuleCtx *c, Frozen *fz, const IrFunc *f, u
         const IrFunc *g = c->m->funcs.items[gi];
         const IrOp *o = &g->ops.items[i];
         uint32_t np = 0; /* positional arguments so far (a method's self is not one) */
+        const IrOp *given = NULL;
+        bool star = false; /* `f(*args)`, `f(**kw)`: what is passed is not known */
         for (uint32_t k = 0; k < o->nargs; k++) {
             const char *kw = g->kw.items[o->args + k];
             const IrOp *a = &g->ops.items[g->args.items[o->args + k]];
+            if (kw && (!strcmp(kw, "*") || !strcmp(kw, "**"))) star = true;
             bool here = kw ? !strcmp(kw, name) : np + (method ? 1 : 0) == pos;
             if (!kw) np++;
-            if (here && a->kind == IR_CONST && a->name && !strcmp(a->name, "False")) {
-                *caller_fn = gi, *caller = i;
-                return flag;
-            }
+            if (here) given = a;
+        }
+        if (!given && (star || pdef == 0)) continue;
+        const char *v = guard_off_value(g, given, pdef, flag_how, lits, nlits);
+        if (v) {
+            *caller_fn = gi, *caller = i, *value = v;
+            return flag;
         }
     }
     return IR_NONE;
@@ -637,30 +729,56 @@ static void report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrLoop *l = &f->loops.items[li];
     uint32_t caller_fn = IR_NONE, caller = IR_NONE;
-    uint32_t flag = flag_guarded_training(c, fz, f, li, &caller_fn, &caller);
+    const char *value = "False";
+    uint32_t flag = flag_guarded_training(c, fz, f, li, &caller_fn, &caller, &value);
     if (flag == IR_NONE) return;
     uint32_t call = IR_NONE;
     for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
         if (ff->reached[i] && !df_mode_off(f->ops.items[i].mode) && df_is_module_call(c->fx, f, i) &&
             !model_frozen(c, fz, f, i))
             call = i;
+    /* (a callable passed in whose result the guarded backward differentiates, `logits, loss, acc =
+     * classifier(batch)`, is the model, though nothing else says so) */
+    for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i] || df_mode_off(o->mode) || o->a == IR_NONE) continue;
+        const IrOp *callee = &f->ops.items[o->a];
+        if (callee->kind == IR_LOAD && callee->var < f->vars.len && f->vars.items[callee->var].is_param &&
+            callee->var != flag && GL_MAX(ff->val[i].grad, ff->val[i].elem) >= G_MAY && !model_frozen(c, fz, f, i))
+            call = i;
+    }
     if (call == IR_NONE) return;
     const char *fname = f->vars.items[flag].name;
     const IrFunc *g = c->m->funcs.items[caller_fn];
     Diag *d = rule_report(c, f->ops.items[call].span, SEV_WARNING,
-                          "with '%s' False (the call at line %u), the loop at line %u runs '%s' with autograd on and "
+                          "with '%s' %s (the call at line %u), the loop at line %u runs '%s' with autograd on and "
                           "never calls backward(): every iteration's forward keeps its activations for a backward "
                           "that never comes (peak memory of training, 2-10x that of %s)",
-                          fname, rule_line(g->ops.items[caller].span), rule_line(l->span), rule_text(c, f, call),
+                          fname, value, rule_line(g->ops.items[caller].span), rule_line(l->span), rule_text(c, f, call),
                           rule_no_grad_name(c));
     d->loop_line = rule_line(l->span);
-    rule_related(c, d, g->ops.items[caller].span, "called with '%s' False: the loop evaluates", fname);
-    rule_related(c, d, l->span, "backward() runs only when '%s' is true", fname);
-    rule_trace(c, d, "every backward and optimizer step of the loop at line %u is under `if %s:`, a parameter of "
-               "'%s' that line %u passes as False", rule_line(l->span), fname, rule_func_name(c, f->qualname),
-               rule_line(g->ops.items[caller].span));
-    rule_hint(c, d, "Run the loop under `with torch.set_grad_enabled(%s):`; model.eval() does not turn autograd off", fname);
-    rule_fix_wrap_loop(c, f, li, d, FIX_UNSAFE, arena_printf(c->arena, "set_grad_enabled(%s)", fname));
+    rule_related(c, d, g->ops.items[caller].span, "called with '%s' %s: the loop evaluates", fname, value);
+    rule_related(c, d, l->span, "backward() runs only when '%s' is not %s", fname, value);
+    rule_trace(c, d, "every backward and optimizer step of the loop at line %u is under a test of '%s', a parameter "
+               "of '%s' that line %u passes as %s", rule_line(l->span), fname, rule_func_name(c, f->qualname),
+               rule_line(g->ops.items[caller].span), value);
+    /* the grad mode the flag asks for: `set_grad_enabled(train)`, `(optimizer is not None)`,
+     * `(not cross_valid)` */
+    const char *on = !strcmp(value, "None") ? arena_printf(c->arena, "%s is not None", fname)
+                   : !strcmp(value, "True") ? arena_printf(c->arena, "not %s", fname)
+                   : !strcmp(value, "False") ? fname : NULL;
+    if (!on) { /* `mode="eval"`: the test the loop trains under */
+        uint32_t ifop = IR_NONE;
+        for (uint32_t i = l->op + 1; i < l->end && ifop == IR_NONE; i++)
+            if (f->ops.items[i].kind == IR_IF && f->ops.items[i].a != IR_NONE) {
+                const char *lits[4];
+                int n = 0;
+                if (guard_eq(f, f->ops.items[i].a, lits, &n) == flag) ifop = f->ops.items[i].a;
+            }
+        on = ifop != IR_NONE ? ir_span_text(c->m, f->ops.items[ifop].span, c->arena) : fname;
+    }
+    rule_hint(c, d, "Run the loop under `with torch.set_grad_enabled(%s):`; model.eval() does not turn autograd off", on);
+    rule_fix_wrap_loop(c, f, li, d, FIX_UNSAFE, arena_printf(c->arena, "set_grad_enabled(%s)", on));
 }
 
 /* Anything in the loop's body that can hand a value to a later backward or run one itself. */

@@ -31,6 +31,7 @@ typedef enum BinOp {
     BIN_AND, BIN_OR, BIN_XOR, BIN_LSHIFT, BIN_RSHIFT, BIN_OTHER
 } BinOp;
 typedef enum UnOp { UN_NEG, UN_POS, UN_INVERT, UN_NOT } UnOp;
+enum { IR_PDEF_NONE = 1, IR_PDEF_FALSE, IR_PDEF_TRUE }; /* IrOp.pad of a PARAM */
 
 /* The grad mode an op runs under, from lexically enclosing `with` blocks and decorators. */
 typedef enum GradMode {
@@ -51,7 +52,7 @@ typedef struct IrOp {
     uint8_t kind;      /* IrOpKind */
     uint8_t mode;      /* GradMode in force */
     uint8_t flags;     /* IR_F_* */
-    uint8_t pad;
+    uint8_t pad;       /* PARAM: its default, IR_PDEF_* (a literal None/False/True), else 0 */
     uint32_t aux;
     uint32_t a, b, c;
     uint32_t var;      /* variable slot (LOAD/STORE/DEL/PARAM, pseudo-variable for ATTR/SET_ATTR) */

@@ -1083,7 +1083,15 @@ static void py__params(Lower *L, IrFunc *f, TSNode params)
         if (py__kind(name) != PN_IDENTIFIER) continue;
         const char *nm = py__text(L, name);
         const char *qual = typed && !ts_node_is_null(type) ? py__static_qual(L, ts_node_named_child(type, 0)) : NULL;
-        ir_build_param(&L->B, nm, strlen(nm), qual, pos++, py__span(name));
+        uint32_t pop = ir_build_param(&L->B, nm, strlen(nm), qual, pos++, py__span(name));
+        if (ck == PN_DEFAULT_PARAMETER || ck == PN_TYPED_DEFAULT_PARAMETER) {
+            /* a literal default (`optimizer=None`, `train=False`): what a call that leaves it out passes */
+            TSNode dv = ts_node_child_by_field_id(c, fid_value);
+            const char *dt = ts_node_is_null(dv) ? NULL : py__text(L, dv);
+            uint8_t pd = !dt ? 0 : !strcmp(dt, "None") ? IR_PDEF_NONE : !strcmp(dt, "False") ? IR_PDEF_FALSE
+                       : !strcmp(dt, "True") ? IR_PDEF_TRUE : 0;
+            ir_build_op(&L->B, pop)->pad = pd;
+        }
     }
     f->nparams = pos;
     L->kids.len = first;
