@@ -11,6 +11,8 @@
 
 static bool rule__ident_char(char ch) { return isalnum((unsigned char)ch) || ch == '_'; }
 
+static uint32_t rule__once_per_outer(RuleCtx *ctx, const IrFunc *f, uint32_t op);
+
 const char *rule_say(const RuleCtx *c, const char *text)
 {
     if (!c->cxx || !text || (!strstr(text, ".item()") && !strstr(text, "self."))) return text;
@@ -147,11 +149,15 @@ void rule_report_per_step_calls(RuleCtx *c, const char *qual, const PerStepText 
             const char *call = c->cxx ? rule_text(c, f, i) : t->call;
             if (loop != IR_NONE) {
                 const IrLoop *l = &f->loops.items[loop];
+                /* once per optimizer step, under a test that picks one micro-batch of the inner loop */
+                bool once = rule__once_per_outer(c, f, i) == loop;
+                const char *kind = once ? "step" : df_loop_kind_name(l->kind);
                 d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every iteration of the %s loop at line %u%s: %s",
-                                call, df_loop_kind_name(l->kind), rule_line(l->span),
-                                t->module_note && l->in_module_method ? " (inside a Module method, so every step)" : "",
+                                call, kind, rule_line(l->span),
+                                once ? " (once per step: the test picks one micro-batch of each)"
+                                : t->module_note && l->in_module_method ? " (inside a Module method, so every step)" : "",
                                 t->why_loop);
-                rule_related(c, d, l->span, "the %s loop", df_loop_kind_name(l->kind));
+                rule_related(c, d, l->span, "the %s loop", kind);
             } else {
                 d = rule_report(c, o->span, SEV_WARNING, "`%s` runs every step: `%s` %s%s", call,
                                 rule_func_name(c, f->qualname),
@@ -239,6 +245,58 @@ static bool rule__rare_path(RuleCtx *ctx, const IrFunc *f, uint32_t op) { return
 
 bool rule_on_error_path(RuleCtx *c, const IrFunc *f, uint32_t op) { return rule__rare_path_of(c, f, op, true); }
 
+/* Is lhs the index of a loop around op that runs inside a loop that itself steps an optimizer
+ * (`for i, sample in enumerate(samples): if i == 1: ...` over the micro-batches of one accumulated
+ * step)? One iteration of the inner loop recurs every step. */
+static uint32_t rule__inner_index_loop(const IrFunc *f, const IrOp *lhs, uint32_t op);
+
+static bool rule__index_of_inner_loop(const IrFunc *f, const IrOp *lhs, uint32_t op)
+{
+    return rule__inner_index_loop(f, lhs, op) != IR_NONE;
+}
+
+/* (the inner loop whose index lhs is, or IR_NONE) */
+static uint32_t rule__inner_index_loop(const IrFunc *f, const IrOp *lhs, uint32_t op)
+{
+    if (!lhs || lhs->kind != IR_LOAD || lhs->var == IR_NONE) return IR_NONE;
+    for (uint32_t li = ir_op_loop(f, op), guard = 0; li != IR_NONE && guard < 16; li = f->loops.items[li].parent, guard++) {
+        const IrLoop *l = &f->loops.items[li];
+        bool index = false;
+        for (uint32_t k = l->op + 1; k < l->end && k < l->op + 8 && !index; k++) {
+            const IrOp *st = &f->ops.items[k];
+            index = st->kind == IR_STORE && st->var == lhs->var && st->a != IR_NONE &&
+                    (f->ops.items[st->a].kind == IR_NEXT || f->ops.items[st->a].kind == IR_UNPACK);
+        }
+        if (!index) continue;
+        if (l->parent == IR_NONE || !l->has_backward) return IR_NONE;
+        if (f->loops.items[l->parent].has_opt_step) return li;
+        /* (`scaler.step(optimizer)` with an optimizer passed in: a step() call of the outer body) */
+        const IrLoop *p = &f->loops.items[l->parent];
+        for (uint32_t k = p->op + 1; k < p->end; k++) {
+            const char *m = f->ops.items[k].kind == IR_CALL && ir_op_loop(f, k) == l->parent ? ir_call_method(f, k) : NULL;
+            if (m && (api_method(m).flags & M_STEP)) return li;
+        }
+        return IR_NONE;
+    }
+    return IR_NONE;
+}
+
+/* The loop that op runs once per iteration of because a test of an inner loop's index picks one
+ * micro-batch (rule__index_of_inner_loop): the outer loop; IR_NONE when op is not under one. */
+static uint32_t rule__once_per_outer(RuleCtx *ctx, const IrFunc *f, uint32_t op)
+{
+    const RuleRegions *rr = rule__regions(ctx, f);
+    for (uint32_t k = rr->open[op], guard = 0; k != IR_NONE && guard < 256; k = rr->reg[k].parent, guard++) {
+        const RuleRegion *g = &rr->reg[k];
+        if (g->kind != IR_IF || (g->else_op != IR_NONE && g->else_op < op) || g->cond == IR_NONE) continue;
+        const IrOp *c = &f->ops.items[g->cond];
+        if (c->kind != IR_COMPARE || !c->name || strcmp(c->name, "==") || c->a == IR_NONE) continue;
+        uint32_t li = rule__inner_index_loop(f, &f->ops.items[c->a], op);
+        if (li != IR_NONE) return f->loops.items[li].parent;
+    }
+    return IR_NONE;
+}
+
 /* errors_only: an except handler or a flag set in one (`if oom:`), not `if step == 0` */
 static bool rule__rare_path_of(RuleCtx *ctx, const IrFunc *f, uint32_t op, bool errors_only)
 {
@@ -255,7 +313,7 @@ static bool rule__rare_path_of(RuleCtx *ctx, const IrFunc *f, uint32_t op, bool 
         else if (c->kind == IR_SELECT && c->a != IR_NONE && f->ops.items[c->a].kind == IR_COMPARE) c = &f->ops.items[c->a];
         if (!errors_only && c->kind == IR_COMPARE && c->name && (!strcmp(c->name, "==") || !strcmp(c->name, "is"))) {
             const IrOp *lhs = c->a != IR_NONE ? &f->ops.items[c->a] : NULL;
-            if (!(lhs && lhs->kind == IR_BINOP && lhs->aux == BIN_MOD)) return true;
+            if (!(lhs && lhs->kind == IR_BINOP && lhs->aux == BIN_MOD) && !rule__index_of_inner_loop(f, lhs, op)) return true;
         }
         /* a flag assigned in an except handler */
         if (c->kind == IR_LOAD && c->var != IR_NONE && c->var < f->vars.len && rr->stored_in_handler[c->var]) return true;
@@ -358,7 +416,11 @@ bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop
     *loop = IR_NONE;
     if (!c->fx->funcs[f->index].reached[op]) return false;
     if (rule__rare_path(c, f, op)) return false;
-    uint32_t l = ir_op_loop(f, op);
+    uint32_t l = ir_op_loop(f, op), outer = rule__once_per_outer(c, f, op);
+    if (outer != IR_NONE) {
+        *loop = outer;
+        return true;
+    }
     for (uint32_t k = l; k != IR_NONE; k = f->loops.items[k].parent)
         if (f->loops.items[k].kind == LOOP_STEP) {
             *loop = k;
