@@ -21,7 +21,8 @@
  * (a loss over samples or time steps, for the caller to differentiate).
  *
  * In a method that runs once per training step (Lightning's `training_step`, a helper it calls, a
- * method a training loop calls), `self.epoch_loss += loss` is the same hazard without a loop in
+ * method a training loop calls, or a method that takes one step itself: backward() and an
+ * optimizer step outside any loop, an agent's `learn()`), `self.epoch_loss += loss` is the same hazard without a loop in
  * sight: the attribute lives on the object across the steps, unless the method itself starts it
  * again. When the step's loss is differentiated after the method returns (the framework's
  * backward, or the caller's), the activations are freed and the graph's nodes pile up on the host
@@ -65,6 +66,7 @@
  * - https://pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory
  * - https://pytorch.org/docs/stable/generated/torch.Tensor.item.html
  */
+#include "ir/api.h"
 #include "rules/rule.h"
 
 /* Finds a read of var inside the arithmetic tree rooted at op (BINOP/UNOP only, bounded). */
@@ -361,13 +363,29 @@ static void object_accumulations(RuleCtx *c, const IrFunc *f, const FuncFacts *f
  * training_step, a helper it calls, a method a training loop calls): the attribute lives on the
  * object across the steps, so it keeps every step's graph, unless the method itself starts it
  * again. */
+/* Is f a method that takes one training step per call: backward() and an optimizer step at its
+ * top level, in no loop (an agent's learn(), a trainer's train_step())? */
+static bool one_step_method(RuleCtx *c, const IrFunc *f, const FuncFacts *ff)
+{
+    if (f->cls == IR_NONE || !ff->trains) return false;
+    bool bw = false, step = false;
+    for (uint32_t k = 0; k < f->ops.len && !(bw && step); k++) {
+        if (!ff->reached[k] || f->ops.items[k].kind != IR_CALL || ir_op_loop(f, k) != IR_NONE) continue;
+        if (df_is_backward_call(f, k)) bw = true;
+        const char *m = ir_call_method(f, k);
+        if (df_is_optimizer_step(c->fx, f, k) || (m && (api_method(m).flags & M_STEP) && f->ops.items[k].nargs == 0))
+            step = true;
+    }
+    return bw && step;
+}
+
 static void per_step_attr_sum(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, uint32_t i, uint32_t var,
                               uint32_t addop, uint32_t at)
 {
     uint32_t self_var = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
-    if (!ff->runs_per_step || self_var == IR_NONE || ir_op_loop(f, i) != IR_NONE || var >= f->vars.len ||
-        f->vars.items[var].base != self_var)
+    if (self_var == IR_NONE || ir_op_loop(f, i) != IR_NONE || var >= f->vars.len || f->vars.items[var].base != self_var)
         return;
+    if (!ff->runs_per_step && !one_step_method(c, f, ff)) return;
     const AVal *add = &ff->val[addop];
     if (add->grad < G_POST || add->kind == VK_CONTAINER) return;
     for (uint32_t k = 0; k < f->ops.len; k++) /* started again in the call: one step's sum */
