@@ -249,7 +249,9 @@ const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, c
         /* an object whose class nothing names (a parameter, `self.model` set from one): a method
          * no API knows (`model.predict(u)`, `net.repackage_hidden(h)`) is looked up by its name
          * alone, "#predict", and found only when every class of the run that defines it agrees */
-        if (v->ref != IR_NONE || v->kind == VK_OBJECT || fx->cxx) return NULL;
+        /* (an object of a class nothing names, as where the classes of several branches join:
+         * `policy = TD3.TD3(...)` or `policy = DDPG.DDPG(...)`, is looked up the same way) */
+        if (v->ref != IR_NONE || fx->cxx) return NULL;
         if (api_method_listed(method) || method[0] == '_') return NULL;
         int n = snprintf(buf, cap, "#%s", method);
         return n > 0 && (size_t)n < cap ? buf : NULL;
@@ -263,7 +265,7 @@ const char *df_method_qual(const Facts *fx, const AVal *v, const char *method, c
 const char *df_listed_duck_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap)
 {
     if (!method || REF_IS_EXTERN(v->ref) || v->ref != IR_NONE || fx->cxx || method[0] == '_' ||
-        (v->kind != VK_UNKNOWN && v->kind != VK_MODULE) || !api_method_listed(method))
+        (v->kind != VK_UNKNOWN && v->kind != VK_MODULE && v->kind != VK_OBJECT) || !api_method_listed(method))
         return NULL;
     int n = snprintf(buf, cap, "#%s", method);
     return n > 0 && (size_t)n < cap ? buf : NULL;
