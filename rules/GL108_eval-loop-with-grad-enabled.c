@@ -722,6 +722,26 @@ static uint32_t flag_guarded_training(RuleCtx *c, Frozen *fz, const IrFunc *f, u
     return IR_NONE;
 }
 
+/* Is op inside loop li on the training side of a test of flag (`else:` of `if cross_valid:`)? */
+static bool on_training_side(const IrFunc *f, const IrLoop *l, uint32_t op, uint32_t flag)
+{
+    int depth = 0;
+    bool in_else = false;
+    for (uint32_t k = op; k-- > l->op + 1;) {
+        const IrOp *o = &f->ops.items[k];
+        if (o->kind == IR_END_IF) depth++;
+        else if (o->kind == IR_ELSE && depth == 0) in_else = true;
+        else if (o->kind == IR_IF && depth > 0) depth--;
+        else if (o->kind == IR_IF) {
+            const char *lits[4];
+            int how = 0, n = 0;
+            if (guard_of(f, o->a, in_else, &how, lits, &n) == flag) return true;
+            in_else = false;
+        }
+    }
+    return false;
+}
+
 /* The conditional form: a loop that trains only under `if <flag>:`, run with the flag False by a
  * call of the file (flag_guarded_training). Reported at the loop's first model call. */
 static void report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li)
@@ -735,7 +755,7 @@ static void report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint
     uint32_t call = IR_NONE;
     for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
         if (ff->reached[i] && !df_mode_off(f->ops.items[i].mode) && df_is_module_call(c->fx, f, i) &&
-            !model_frozen(c, fz, f, i))
+            !model_frozen(c, fz, f, i) && !on_training_side(f, l, i, flag))
             call = i;
     /* (a callable passed in whose result the guarded backward differentiates, `logits, loss, acc =
      * classifier(batch)`, is the model, though nothing else says so) */
@@ -744,7 +764,8 @@ static void report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint
         if (o->kind != IR_CALL || !ff->reached[i] || df_mode_off(o->mode) || o->a == IR_NONE) continue;
         const IrOp *callee = &f->ops.items[o->a];
         if (callee->kind == IR_LOAD && callee->var < f->vars.len && f->vars.items[callee->var].is_param &&
-            callee->var != flag && GL_MAX(ff->val[i].grad, ff->val[i].elem) >= G_MAY && !model_frozen(c, fz, f, i))
+            callee->var != flag && GL_MAX(ff->val[i].grad, ff->val[i].elem) >= G_MAY && !model_frozen(c, fz, f, i) &&
+            !on_training_side(f, l, i, flag))
             call = i;
     }
     if (call == IR_NONE) return;
