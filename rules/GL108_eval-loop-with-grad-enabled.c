@@ -479,6 +479,20 @@ static bool reads_only(const IrFunc *f, uint32_t callee)
     return false;
 }
 
+/* Does loop l run a model that is an attribute of var (`model.decode(memory, ys)` taken for a
+ * model call)? */
+static bool model_base_in_loop(RuleCtx *c, const IrFunc *f, const IrLoop *l, uint32_t var)
+{
+    for (uint32_t i = l->op + 1; i < l->end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || o->a == IR_NONE || f->ops.items[o->a].kind != IR_ATTR || !df_is_module_call(c->fx, f, i))
+            continue;
+        uint32_t b = f->ops.items[o->a].a;
+        if (b != IR_NONE && f->ops.items[b].kind == IR_LOAD && f->ops.items[b].var == var) return true;
+    }
+    return false;
+}
+
 /* A graph-carrying value handed to a call that may keep it: a function of the file that stores
  * into attributes, items, globals or containers, or a method of an object (`agent.remember(lp)`,
  * `meter.update(loss)`). Torch functions, tensor methods, models, loss modules, reading builtins
@@ -510,6 +524,9 @@ static bool hands_graph_away(RuleCtx *c, const IrFunc *f, const IrLoop *l)
         if (r != IR_NONE && f->ops.items[r].kind == IR_LOAD && f->ops.items[r].var < f->vars.len &&
             own_object(c, f, f->ops.items[r].var, &ff->val[r]))
             continue;
+        /* `model.generator(out)` where the loop runs `model.decode(...)` as a model: another part
+         * of that model */
+        if (r != IR_NONE && f->ops.items[r].kind == IR_LOAD && model_base_in_loop(c, f, l, f->ops.items[r].var)) continue;
         uint32_t t = df_call_target(c->m, c->fx, f, i);
         if (t != IR_NONE && !df_func_stores_outside(c->m, t, false)) continue; /* loss_function(out, x): reads only */
         /* a plain function gradleak cannot see (`criterion(out, y)`, `iou(out, y)`, a module's

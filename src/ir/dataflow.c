@@ -1542,6 +1542,8 @@ static void df_step(Interp *I, uint32_t op)
         if (src && src->kind == IR_CALL && o->aux == 1) {
             /* `_, predicted = out.max(1)`, `vals, idx = torch.topk(x, k)`: the indices have no graph */
             const char *mname = ir_call_method(I->f, o->a);
+            if (!mname && src->qual && !strncmp(src->qual, "torch.", 6) && !strchr(src->qual + 6, '.'))
+                mname = src->qual + 6; /* torch.max(prob, dim=1) */
             if (mname && (api_method(mname).flags & M_INDICES)) {
                 r = aval(VK_TENSOR, G_NONE, op);
                 break;
