@@ -153,6 +153,7 @@ void rule_GL104(RuleCtx *c)
                 const AVal *v = &ff->val[a];
                 if (v->carried == IR_NONE || v->carried == CARRIED_CALLS || !(v->flags & VF_MODEL_OUT) || GL_MAX(v->grad, v->elem) != G_LIVE)
                     continue;
+                if (df_arg_cut_by_callee(c->m, c->fx, f, i, k)) continue; /* predict() detaches it first */
                 const IrLoop *l = &f->loops.items[v->carried];
                 if (l->kind != LOOP_FEEDBACK || l->has_backward || !ir_loop_contains(f, v->carried, i)) continue;
                 if (pick != IR_NONE && ff->val[pick].carried != v->carried) continue;

@@ -248,6 +248,7 @@ bool df_func_evaluates(const Facts *fx, uint32_t fi);
 const char *df_listed_duck_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap);
 const ExternSummary *df_call_extern_listed(const Facts *fx, const IrFunc *f, uint32_t op);
 bool df_is_local_model_call(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op);
+bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op, uint32_t k);
 
 bool df_mode_off(uint8_t mode);
 

@@ -66,6 +66,50 @@ bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op)
     return (r->flags & VF_MODEL_OUT) && r->src == op;
 }
 
+/* Does the function or method of the file that call op runs cut its argument k before using it
+ * (`h = tuple([each.data for each in h])`, `h = h.detach()` first thing in a char-RNN's
+ * predict())? A state fed back through it links nothing across calls. */
+bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op, uint32_t k)
+{
+    uint32_t t = df_call_target(m, fx, f, op);
+    const char *mname = ir_call_method(f, op);
+    uint32_t r = mname ? ir_call_receiver(f, op) : IR_NONE;
+    if (t == IR_NONE && r != IR_NONE && fx->funcs[f->index].val[r].ref == IR_NONE) {
+        /* `net.predict(ch, h)` on an object of unknown class: the one class of the file that
+         * defines the method */
+        for (uint32_t ci = 0; ci < m->classes.len; ci++) {
+            uint32_t g = ir_class_method(m, ci, mname);
+            if (g == IR_NONE || g == t) continue;
+            if (t != IR_NONE) return false; /* two candidates */
+            t = g;
+        }
+    }
+    if (t == IR_NONE || t == f->index || !fx->funcs[t].analysed) return false;
+    const IrFunc *g = m->funcs.items[t];
+    const FuncFacts *gf = &fx->funcs[t];
+    /* the parameter: a method called on an object takes self first */
+    uint32_t pos = k + (g->cls != IR_NONE && ir_call_receiver(f, op) != IR_NONE ? 1 : 0), pvar = IR_NONE;
+    for (uint32_t i = 0; i < g->ops.len && pvar == IR_NONE; i++)
+        if (g->ops.items[i].kind == IR_PARAM && g->ops.items[i].aux == pos) pvar = g->ops.items[i].var;
+    if (pvar == IR_NONE) return false;
+    /* its first read, stored back to it at once from a value without a graph */
+    for (uint32_t i = 0; i < g->ops.len; i++) {
+        const IrOp *o = &g->ops.items[i];
+        if (o->kind != IR_LOAD || o->var != pvar) continue;
+        /* (through a comprehension over it: `tuple([each.data for each in h])`; nothing may run
+         * the model on it first) */
+        for (uint32_t j = i + 1; j < g->ops.len && j < i + 32; j++) {
+            const IrOp *st = &g->ops.items[j];
+            if (st->kind == IR_STORE && st->var == pvar && st->a != IR_NONE)
+                return gf->reached[j] && GL_MAX(gf->val[st->a].grad, gf->val[st->a].elem) == G_NONE &&
+                       g->ops.items[st->a].kind != IR_PARAM;
+            if (st->kind == IR_IF || st->kind == IR_RETURN || df_is_module_call(fx, g, j)) return false;
+        }
+        return false;
+    }
+    return false;
+}
+
 /* A call of a function or method of the file that runs a model and returns its output, training
  * nothing (`out, h = self.forward_step(x, h)` in a decoder's evaluate()): for feedback, a model
  * call. */
@@ -505,7 +549,8 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                 if (!local_model) l->has_model_call = 1;
                 for (uint32_t k = 0; k < o->nargs; k++) {
                     const AVal *a = &ff->val[f->args.items[o->args + k]];
-                    if (a->carried == li && (a->flags & VF_MODEL_OUT) && GL_MAX(a->grad, a->elem) >= G_POST) {
+                    if (a->carried == li && (a->flags & VF_MODEL_OUT) && GL_MAX(a->grad, a->elem) >= G_POST &&
+                        !df_arg_cut_by_callee(m, fx, f, op, k)) {
                         l->has_feedback = 1;
                         if (l->feedback_call == IR_NONE) l->feedback_call = op;
                     }

@@ -45,6 +45,17 @@ static bool df__reads_any(const IrFunc *f, uint32_t op, const uint32_t *vars, ui
     return false;
 }
 
+/* Does the module's own code assign name (`decoder = checkpoint["decoder"]`), rather than import
+ * it or leave it unbound? */
+static bool df__module_assigns(const IrModule *m, const char *name)
+{
+    const IrFunc *top = m->funcs.items[0];
+    uint32_t slot = name ? strmap_get(&top->var_index, name, strlen(name)) : UINT32_MAX;
+    for (uint32_t i = 0; slot != UINT32_MAX && i < top->ops.len; i++)
+        if (top->ops.items[i].kind == IR_STORE && top->ops.items[i].var == slot) return true;
+    return false;
+}
+
 /* In a function that calls backward(): a variable called inside a loop with its own previous
  * result (`out, state = model(x, state)`, `h = rnn(x, h)`, `model.decoder(x, state)` on a
  * parameter) is a recurrent model, even when it is a parameter the function never calls a Module
@@ -71,7 +82,8 @@ static void df__prescan_feedback_calls(Interp *I)
             /* (or of a model the module made: `decoder = checkpoint["decoder"]` at the top of an
              * evaluation script; not of an imported module) */
             if (!base || base->kind != IR_LOAD || base->var >= f->vars.len || base->qual ||
-                !(f->vars.items[base->var].is_param || (f->vars.items[base->var].is_global && f->index != 0)) ||
+                !(f->vars.items[base->var].is_param ||
+                  (f->vars.items[base->var].is_global && f->index != 0 && df__module_assigns(I->m, f->vars.items[base->var].name))) ||
                 (self_var != IR_NONE && base->var == self_var))
                 continue;
             /* `hidden = model.repackage_hidden(hidden)`: a method another file's class defines
