@@ -919,6 +919,10 @@ static int df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
      * forward returns `out, (h.detach(), c.detach())`) */
     const AVal *cv = OP(I, op)->a != IR_NONE ? &I->ff->val[OP(I, op)->a] : NULL;
     bool model = false; /* (a model's output is only taken for plain when forward makes it so) */
+    uint32_t rcv = ir_call_receiver(I->f, op);
+    if (t == IR_NONE && rcv != IR_NONE && I->ff->val[rcv].ref == IR_NONE && I->ff->val[rcv].kind != VK_TENSOR &&
+        I->ff->val[rcv].kind != VK_CONTAINER && !api_method_listed(ir_call_method(I->f, op)))
+        t = df_unique_method(I->m, ir_call_method(I->f, op)); /* `char, h = net.predict(ch, h)` */
     if (t == IR_NONE && cv && cv->kind == VK_MODULE && cv->ref < I->m->classes.len &&
         I->m->classes.items[cv->ref]->forward != IR_NONE)
         t = I->m->classes.items[cv->ref]->forward, model = true;

@@ -249,6 +249,9 @@ const char *df_listed_duck_qual(const Facts *fx, const AVal *v, const char *meth
 const ExternSummary *df_call_extern_listed(const Facts *fx, const IrFunc *f, uint32_t op);
 bool df_is_local_model_call(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op);
 bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op, uint32_t k);
+/* The one method of the file's classes called name (`net.predict(...)` on an object of unknown
+ * class), or IR_NONE when none or several classes define one. */
+uint32_t df_unique_method(const IrModule *m, const char *name);
 
 bool df_mode_off(uint8_t mode);
 

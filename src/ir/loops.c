@@ -66,6 +66,18 @@ bool df_is_module_call(const Facts *fx, const IrFunc *f, uint32_t op)
     return (r->flags & VF_MODEL_OUT) && r->src == op;
 }
 
+uint32_t df_unique_method(const IrModule *m, const char *name)
+{
+    uint32_t t = IR_NONE;
+    for (uint32_t ci = 0; name && ci < m->classes.len; ci++) {
+        uint32_t g = ir_class_method(m, ci, name);
+        if (g == IR_NONE || g == t) continue;
+        if (t != IR_NONE) return IR_NONE; /* two candidates */
+        t = g;
+    }
+    return t;
+}
+
 /* Does the function or method of the file that call op runs cut its argument k before using it
  * (`h = tuple([each.data for each in h])`, `h = h.detach()` first thing in a char-RNN's
  * predict())? A state fed back through it links nothing across calls. */
@@ -74,16 +86,7 @@ bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, u
     uint32_t t = df_call_target(m, fx, f, op);
     const char *mname = ir_call_method(f, op);
     uint32_t r = mname ? ir_call_receiver(f, op) : IR_NONE;
-    if (t == IR_NONE && r != IR_NONE && fx->funcs[f->index].val[r].ref == IR_NONE) {
-        /* `net.predict(ch, h)` on an object of unknown class: the one class of the file that
-         * defines the method */
-        for (uint32_t ci = 0; ci < m->classes.len; ci++) {
-            uint32_t g = ir_class_method(m, ci, mname);
-            if (g == IR_NONE || g == t) continue;
-            if (t != IR_NONE) return false; /* two candidates */
-            t = g;
-        }
-    }
+    if (t == IR_NONE && r != IR_NONE && fx->funcs[f->index].val[r].ref == IR_NONE) t = df_unique_method(m, mname);
     if (t == IR_NONE || t == f->index || !fx->funcs[t].analysed) return false;
     const IrFunc *g = m->funcs.items[t];
     const FuncFacts *gf = &fx->funcs[t];
