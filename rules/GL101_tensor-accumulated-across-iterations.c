@@ -492,6 +492,9 @@ void rule_GL101(RuleCtx *c)
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
+        /* an evaluation function the file calls under no_grad (`with torch.no_grad(): test(model,
+         * loader)`), training nothing itself: what it sums carries no graph there (as GL108) */
+        if (ff->called_grad_off && !ff->trains) continue;
         if (ff->analysed) object_accumulations(c, f, ff);
         FnIndex idx;
         bool have_idx = false;

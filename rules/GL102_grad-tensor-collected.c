@@ -596,6 +596,7 @@ void rule_GL102(RuleCtx *c)
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
+        if (ff->called_grad_off && !ff->trains) continue; /* run under a caller's no_grad (GL101's) */
         if (ff->analysed) object_collections(c, f, ff);
         FuncScan scan = {-1, false, {0}};
         for (uint32_t i = 0; i < f->ops.len; i++) {
