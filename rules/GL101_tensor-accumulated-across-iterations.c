@@ -422,71 +422,6 @@ static void per_step_attr_sum(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, 
     }
 }
 
-/* Does the expression at op read var (operands, arguments, receivers; a bounded walk)? */
-static bool reads_var(const IrFunc *f, uint32_t op, uint32_t var)
-{
-    uint32_t stack[32], sp = 0, visits = 0;
-    stack[sp++] = op;
-    while (sp && visits++ < 64) {
-        uint32_t k = stack[--sp];
-        if (k == IR_NONE || k >= f->ops.len) continue;
-        const IrOp *o = &f->ops.items[k];
-        if (o->kind == IR_LOAD) {
-            if (o->var == var) return true;
-            continue;
-        }
-        if (o->kind == IR_CALL || o->kind == IR_BUILD)
-            for (uint32_t q = 0; q < o->nargs && sp < ARRAY_LEN(stack); q++) stack[sp++] = f->args.items[o->args + q];
-        if (o->a != IR_NONE && o->kind != IR_DEFINE && sp < ARRAY_LEN(stack)) stack[sp++] = o->a;
-        if (o->b != IR_NONE && (o->kind == IR_BINOP || o->kind == IR_ITEM || o->kind == IR_SELECT || o->kind == IR_COMPARE) &&
-            sp < ARRAY_LEN(stack))
-            stack[sp++] = o->b;
-    }
-    return false;
-}
-
-/* Is var bound afresh on every path through an iteration of loop l before op `before` (`if
- * kind == 'a': loss = loss_a(out) else: loss = loss_b(out)`, then `loss += extra(out)`)? Then
- * what it holds at `before` is this iteration's, however much of it came from values the loop
- * carries. Structured regions only (if/else, loops, try, with); bounded by the loop's length. */
-static bool bound_each_iteration(const IrFunc *f, const IrLoop *l, uint32_t var, uint32_t before)
-{
-    struct { uint8_t kind; bool entry, then, in_else; } st[64];
-    uint32_t depth = 0;
-    bool assigned = false;
-    for (uint32_t k = l->op + 1; k < before && k < l->end; k++) {
-        const IrOp *o = &f->ops.items[k];
-        switch ((IrOpKind)o->kind) {
-        case IR_STORE: /* (not `acc = acc * 0.9`: that carries the old value on) */
-            if (o->var == var && !reads_var(f, o->a, var)) assigned = true;
-            break;
-        case IR_IF: case IR_LOOP: case IR_TRY:
-            if (depth == ARRAY_LEN(st)) return false;
-            st[depth].kind = o->kind, st[depth].entry = assigned, st[depth].then = false, st[depth].in_else = false;
-            depth++;
-            break;
-        case IR_ELSE: case IR_EXCEPT:
-            if (depth && !st[depth - 1].in_else) {
-                st[depth - 1].then = assigned, st[depth - 1].in_else = true;
-                assigned = st[depth - 1].entry;
-            } else if (depth) { /* another handler */
-                st[depth - 1].then = st[depth - 1].then && assigned;
-                assigned = st[depth - 1].entry;
-            }
-            break;
-        case IR_END_IF: case IR_END_LOOP: case IR_END_TRY:
-            if (!depth) return false;
-            depth--;
-            assigned = st[depth].entry ||
-                       (o->kind != IR_END_LOOP && st[depth].in_else && st[depth].then && assigned);
-            break;
-        default:
-            break;
-        }
-    }
-    return assigned;
-}
-
 void rule_GL101(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -514,7 +449,7 @@ void rule_GL101(RuleCtx *c)
             const IrLoop *l = &f->loops.items[loop];
             /* bound afresh in every iteration before it is added to (`loss = ...` in each branch,
              * then `loss += penalty`): one iteration's sum */
-            if (!inplace && bound_each_iteration(f, l, var, accop)) continue;
+            if (!inplace && rule_bound_before(f, l->op + 1, accop, var)) continue;
             /* a sampling loop that feeds the model's output back, without a backward: GL104 reports
              * it once, at the model call (as GL102) */
             if (l->kind == LOOP_FEEDBACK && !l->has_backward) continue;

@@ -26,7 +26,9 @@
  * a key of a dict or list attribute, `self._inputs["image"] = image`, which is replaced), a
  * state that every forward() starts again before it accumulates (a decoder's attention weights,
  * zeroed by forward or by a method of the class it calls outside its loops, unconditionally; moving
- * the old value to another device is no new start), a value written once under a test of itself
+ * the old value to another device is no new start), a scratch attribute forward sets afresh on
+ * every path before it computes from it (`self.pred = dropout(P)` then `self.pred =
+ * torch.mm(self.pred, h)`), a value written once under a test of itself
  * (`if Z < 0: self.params[2] = out.mean() * n` after `Z = self.params[2].item()`: set on the first
  * call, only read afterwards; the else branch of such a test is still checked), and an
  * average of the module's own parameters that involves no input (`self.slow = d * self.slow +
@@ -844,6 +846,9 @@ static uint32_t rs__method(RsFile *rf, const IrFunc *f, const MethodCtx *mc, boo
             u.val = o->b;
             u.how = "computes it";
             if (!u.attr || !rs__carries(c, f, o->b, mc->graph)) continue;
+            /* set afresh earlier in this call on every path (`self.pred = dropout(P)` then `self.pred
+             * = torch.mm(self.pred, h)`): a scratch value of this call, not the last call's */
+            if (o->var != IR_NONE && rule_bound_before(f, 0, op, o->var)) continue;
             Walk w;
             rs__walk_init(&w, rf, WALK_CHAIN, f->index);
             w.attr = u.attr;

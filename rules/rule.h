@@ -97,6 +97,11 @@ bool rule_on_periodic_path(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t lo
 bool rule_returns_graph_for_training(RuleCtx *c, const IrFunc *f);
 /* Does loop li step an environment (`env.step(action)`: step() with one argument, on an object
  * that is no optimizer, module, tensor or container)? */
+/* Is var (a variable, or an attribute's pseudo-variable: `self.pred`) bound afresh, from a value
+ * that does not read it, on every path from op `from` to op `before` (`if a: loss = f(x) else:
+ * loss = g(x)`, then `loss += extra`)? Structured regions only (if/else, loops, try); a bounded
+ * linear walk. */
+bool rule_bound_before(const IrFunc *f, uint32_t from, uint32_t before, uint32_t var);
 bool rule_steps_env(RuleCtx *c, const IrFunc *f, uint32_t li);
 /* How a rule words a call that runs every step (GL301, GL302). */
 typedef struct PerStepText {
