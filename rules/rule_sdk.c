@@ -433,30 +433,6 @@ bool rule_runs_per_step(RuleCtx *c, const IrFunc *f, uint32_t op, uint32_t *loop
     return c->fx->funcs[f->index].runs_per_step;
 }
 
-/* Does the expression at op read var (operands, arguments, receivers; a bounded walk)? */
-static bool rule__reads_var(const IrFunc *f, uint32_t op, uint32_t var)
-{
-    uint32_t stack[32], sp = 0, visits = 0;
-    stack[sp++] = op;
-    while (sp && visits++ < 64) {
-        uint32_t k = stack[--sp];
-        if (k == IR_NONE || k >= f->ops.len) continue;
-        const IrOp *o = &f->ops.items[k];
-        if (o->kind == IR_LOAD) {
-            if (o->var == var) return true;
-            continue;
-        }
-        if (o->kind == IR_ATTR && o->var == var) return true; /* `self.h` read */
-        if (o->kind == IR_CALL || o->kind == IR_BUILD)
-            for (uint32_t q = 0; q < o->nargs && sp < ARRAY_LEN(stack); q++) stack[sp++] = f->args.items[o->args + q];
-        if (o->a != IR_NONE && o->kind != IR_DEFINE && sp < ARRAY_LEN(stack)) stack[sp++] = o->a;
-        if (o->b != IR_NONE && (o->kind == IR_BINOP || o->kind == IR_ITEM || o->kind == IR_SELECT || o->kind == IR_COMPARE) &&
-            sp < ARRAY_LEN(stack))
-            stack[sp++] = o->b;
-    }
-    return false;
-}
-
 bool rule_bound_before(const IrFunc *f, uint32_t from, uint32_t before, uint32_t var)
 {
     struct { uint8_t kind; bool entry, then, in_else; } st[64];
@@ -466,7 +442,7 @@ bool rule_bound_before(const IrFunc *f, uint32_t from, uint32_t before, uint32_t
         const IrOp *o = &f->ops.items[k];
         switch ((IrOpKind)o->kind) {
         case IR_STORE: case IR_SET_ATTR: /* (not `acc = acc * 0.9`: that carries the old value on) */
-            if (o->var == var && !rule__reads_var(f, o->kind == IR_STORE ? o->a : o->b, var)) assigned = true;
+            if (o->var == var && !df_expr_reads(f, o->kind == IR_STORE ? o->a : o->b, &var, 1)) assigned = true;
             break;
         case IR_IF: case IR_LOOP: case IR_TRY:
             if (depth == ARRAY_LEN(st)) return false;

@@ -252,6 +252,9 @@ bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, u
 /* The one method of the file's classes called name (`net.predict(...)` on an object of unknown
  * class), or IR_NONE when none or several classes define one. */
 uint32_t df_unique_method(const IrModule *m, const char *name);
+/* Does the expression at op read one of vars (a variable, or an attribute's pseudo-variable), through
+ * its operands, arguments, callee and receivers? A bounded walk. */
+bool df_expr_reads(const IrFunc *f, uint32_t op, const uint32_t *vars, uint32_t n);
 
 bool df_mode_off(uint8_t mode);
 

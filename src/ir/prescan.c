@@ -16,31 +16,25 @@ static bool df__duck_method_plain(const Interp *I, const char *name)
     return s && !(s->flags & VF_MODEL_OUT) && s->grad < G_POST && s->elem < G_POST;
 }
 
-/* Does the expression at op read one of vars (its operands, arguments and receivers, a few levels
- * down)? */
-static bool df__reads_any(const IrFunc *f, uint32_t op, const uint32_t *vars, uint32_t n)
+bool df_expr_reads(const IrFunc *f, uint32_t op, const uint32_t *vars, uint32_t n)
 {
     uint32_t stack[32], sp = 0, visits = 0;
     stack[sp++] = op;
-    while (sp && visits++ < 48) {
+    while (sp && visits++ < 64) {
         uint32_t k = stack[--sp];
         if (k == IR_NONE || k >= f->ops.len) continue;
         const IrOp *o = &f->ops.items[k];
-        if (o->kind == IR_LOAD) {
+        if (o->kind == IR_LOAD || o->kind == IR_ATTR) { /* a variable, or `self.h` */
             for (uint32_t q = 0; q < n; q++)
                 if (vars[q] == o->var) return true;
-            continue;
+            if (o->kind == IR_LOAD) continue;
         }
-        if (o->kind == IR_CALL || o->kind == IR_BUILD) {
+        if (o->kind == IR_CALL || o->kind == IR_BUILD)
             for (uint32_t q = 0; q < o->nargs && sp < ARRAY_LEN(stack); q++) stack[sp++] = f->args.items[o->args + q];
-            if (o->kind == IR_CALL && o->a != IR_NONE && f->ops.items[o->a].kind == IR_ATTR && sp < ARRAY_LEN(stack))
-                stack[sp++] = f->ops.items[o->a].a; /* the receiver of a method */
-            continue;
-        }
-        if (o->kind == IR_UNPACK || o->kind == IR_ITEM || o->kind == IR_UNOP || o->kind == IR_BINOP || o->kind == IR_ATTR) {
-            if (o->a != IR_NONE && sp < ARRAY_LEN(stack)) stack[sp++] = o->a;
-            if ((o->kind == IR_BINOP || o->kind == IR_ITEM) && o->b != IR_NONE && sp < ARRAY_LEN(stack)) stack[sp++] = o->b;
-        }
+        if (o->a != IR_NONE && o->kind != IR_DEFINE && sp < ARRAY_LEN(stack)) stack[sp++] = o->a; /* callee, receiver */
+        if (o->b != IR_NONE && (o->kind == IR_BINOP || o->kind == IR_ITEM || o->kind == IR_SELECT || o->kind == IR_COMPARE) &&
+            sp < ARRAY_LEN(stack))
+            stack[sp++] = o->b;
     }
     return false;
 }
@@ -125,7 +119,7 @@ static void df__prescan_feedback_calls(Interp *I)
             if (st->kind != IR_STORE || st->var == IR_NONE || st->a == IR_NONE) continue;
             bool known = false;
             for (uint32_t q = 0; q < ns && !known; q++) known = stored[q] == st->var;
-            if (!known && df__reads_any(f, st->a, stored, ns)) stored[ns++] = st->var;
+            if (!known && df_expr_reads(f, st->a, stored, ns)) stored[ns++] = st->var;
         }
         for (uint32_t a = 0; a < nl; a++) {
             const IrOp *arg = &f->ops.items[loads[a]];
