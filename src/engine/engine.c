@@ -95,11 +95,7 @@ static uint32_t engine__inherited(const IrModule *m, uint32_t ci, uint32_t *out,
     if (!c->bases.len || !c->methods.len || m->funcs.items[c->methods.items[0]]->parent != 0) return 0;
     uint32_t n = 0, cur = ci;
     for (int depth = 0; depth < 8; depth++) {
-        const IrClass *k = m->classes.items[cur];
-        uint32_t next = IR_NONE;
-        for (uint32_t b = 0; b < k->bases.len && next == IR_NONE; b++)
-            for (uint32_t j = 0; j < m->classes.len && next == IR_NONE; j++)
-                if (j != cur && !strcmp(m->classes.items[j]->name, k->bases.items[b])) next = j;
+        uint32_t next = ir_class_local_base(m, cur);
         if (next == IR_NONE || next == ci) break;
         const IrClass *base = m->classes.items[next];
         for (uint32_t i = 0; i < base->methods.len; i++) {

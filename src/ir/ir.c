@@ -168,6 +168,15 @@ uint32_t ir_root_var(const IrFunc *f, uint32_t op)
     return IR_NONE;
 }
 
+uint32_t ir_class_local_base(const IrModule *m, uint32_t ci)
+{
+    const IrClass *c = m->classes.items[ci];
+    for (uint32_t b = 0; b < c->bases.len; b++)
+        for (uint32_t j = 0; j < m->classes.len; j++)
+            if (j != ci && !strcmp(m->classes.items[j]->name, c->bases.items[b])) return j;
+    return IR_NONE;
+}
+
 uint32_t ir_class_method(const IrModule *m, uint32_t cls, const char *name)
 {
     /* the class's own method, else one it inherits from a base class of the file (`class
@@ -176,11 +185,7 @@ uint32_t ir_class_method(const IrModule *m, uint32_t cls, const char *name)
         const IrClass *c = m->classes.items[cls];
         for (uint32_t k = 0; k < c->methods.len; k++)
             if (!strcmp(m->funcs.items[c->methods.items[k]]->name, name)) return c->methods.items[k];
-        uint32_t next = IR_NONE;
-        for (uint32_t b = 0; b < c->bases.len && next == IR_NONE; b++)
-            for (uint32_t j = 0; j < m->classes.len && next == IR_NONE; j++)
-                if (j != cls && !strcmp(m->classes.items[j]->name, c->bases.items[b])) next = j;
-        cls = next;
+        cls = ir_class_local_base(m, cls);
     }
     return IR_NONE;
 }

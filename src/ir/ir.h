@@ -165,6 +165,8 @@ uint32_t ir_call_kwarg(const IrFunc *f, uint32_t call, const char *kw); /* op of
 bool ir_const_true(const IrFunc *f, uint32_t op);  /* the literal True */
 bool ir_const_false(const IrFunc *f, uint32_t op); /* the literal False */
 uint32_t ir_root_var(const IrFunc *f, uint32_t op); /* variable behind x, x.a, x[k][j]; IR_NONE */
+/* The first base class of class ci that the file defines, or IR_NONE. */
+uint32_t ir_class_local_base(const IrModule *m, uint32_t ci);
 uint32_t ir_class_method(const IrModule *m, uint32_t cls, const char *name); /* its function, or IR_NONE */
 /* Does class ci derive from a base whose last dotted name contains `base`, directly or through
  * classes of the file (a few levels)? */

@@ -91,7 +91,7 @@ bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, u
     const IrFunc *g = m->funcs.items[t];
     const FuncFacts *gf = &fx->funcs[t];
     /* the parameter: a method called on an object takes self first */
-    uint32_t pos = k + (g->cls != IR_NONE && ir_call_receiver(f, op) != IR_NONE ? 1 : 0), pvar = IR_NONE;
+    uint32_t pos = k + (g->cls != IR_NONE && r != IR_NONE ? 1 : 0), pvar = IR_NONE;
     for (uint32_t i = 0; i < g->ops.len && pvar == IR_NONE; i++)
         if (g->ops.items[i].kind == IR_PARAM && g->ops.items[i].aux == pos) pvar = g->ops.items[i].var;
     if (pvar == IR_NONE) return false;
