@@ -84,7 +84,12 @@
  * on. The finding is on the loop's first model call; the unsafe fix runs the loop under
  * `torch.set_grad_enabled(<the test>)`, which keeps training as it was. A loop under
  * `torch.set_grad_enabled(train)` already, and a function only ever called with the flag on, are
- * left alone.
+ * left alone. When the test reads an attribute (`if self.eval_mode:` in an agent's `run()`, whose
+ * driver sets `agent.eval_mode = True` for its test episodes) and its other branch runs a model
+ * and trains nothing, that branch is reported at its first model call: the flag is set from
+ * outside, and the branch written to evaluate is what says it runs. A branch under `no_grad`, one
+ * that keeps what the model computes (appended, stored on the object) and a function the file
+ * calls under `no_grad` are left alone.
  *
  * ## Why is this bad?
  * `model.eval()` changes dropout and batch norm, not autograd. With grad on, every forward saves
@@ -761,14 +766,14 @@ static bool on_training_side(const IrFunc *f, const IrLoop *l, uint32_t op, uint
 
 /* The conditional form: a loop that trains only under `if <flag>:`, run with the flag False by a
  * call of the file (flag_guarded_training). Reported at the loop's first model call. */
-static void report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li)
+static bool report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrLoop *l = &f->loops.items[li];
     uint32_t caller_fn = IR_NONE, caller = IR_NONE;
     const char *value = "False";
     uint32_t flag = flag_guarded_training(c, fz, f, li, &caller_fn, &caller, &value);
-    if (flag == IR_NONE) return;
+    if (flag == IR_NONE) return false;
     uint32_t call = IR_NONE;
     for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
         if (ff->reached[i] && !df_mode_off(f->ops.items[i].mode) && df_is_module_call(c->fx, f, i) &&
@@ -785,7 +790,7 @@ static void report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint
             !on_training_side(f, l, i, flag))
             call = i;
     }
-    if (call == IR_NONE) return;
+    if (call == IR_NONE) return false;
     const char *fname = f->vars.items[flag].name;
     const IrFunc *g = c->m->funcs.items[caller_fn];
     Diag *d = rule_report(c, f->ops.items[call].span, SEV_WARNING,
@@ -817,6 +822,7 @@ static void report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint
     }
     rule_hint(c, d, "Run the loop under `with torch.set_grad_enabled(%s):`; model.eval() does not turn autograd off", on);
     rule_fix_wrap_loop(c, f, li, d, FIX_UNSAFE, arena_printf(c->arena, "set_grad_enabled(%s)", on));
+    return true;
 }
 
 /* Anything in the loop's body that can hand a value to a later backward or run one itself. */
@@ -1326,6 +1332,154 @@ static void report_eval_after_step_function(RuleCtx *c, Frozen *fz, const IrFunc
     statement_hint_fix(c, f, i, IR_NONE, d);
 }
 
+/* Whether what call computes, followed through loop li's body while it carries a graph, is kept
+ * beyond the iteration: stored on an object, into an item or a global, appended to a container,
+ * handed to a function of the file that trains or stores it, returned or yielded (a rollout's
+ * log-probs kept for the update). Detached values (`.item()`, `.cpu().numpy()`) end the walk. */
+static bool graph_kept_in_loop(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_t call)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    uint32_t end = f->loops.items[li].end;
+    uint8_t *op_t = arena_alloc(c->scratch, end - call + 1), *var_t = arena_alloc(c->scratch, f->vars.len + 1);
+    memset(op_t, 0, end - call + 1);
+    memset(var_t, 0, f->vars.len + 1);
+    op_t[0] = 1;
+#define tainted(x) ((x) != IR_NONE && (x) >= call && (x) < end && op_t[(x) - call])
+    for (uint32_t i = call + 1; i < end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        const AVal *v = &ff->val[i];
+        bool t = tainted(o->a) || tainted(o->b) || tainted(o->c) ||
+                 (o->kind == IR_LOAD && o->var < f->vars.len && var_t[o->var]);
+        for (uint32_t k = 0; k < o->nargs && (o->kind == IR_CALL || o->kind == IR_BUILD); k++)
+            if (tainted(f->args.items[o->args + k])) t = true;
+        if (!t) continue;
+        bool live = GL_MAX(v->grad, v->elem) >= G_MAY;
+        switch (o->kind) {
+        case IR_STORE:
+            if (o->var < f->vars.len && live) {
+                if (f->vars.items[o->var].is_global) return true;
+                var_t[o->var] = 1;
+            }
+            break;
+        case IR_SET_ATTR: case IR_SET_ITEM: case IR_RETURN: case IR_YIELD: {
+            uint32_t x = o->kind == IR_SET_ITEM ? o->c : o->kind == IR_SET_ATTR ? o->b : o->a;
+            if (tainted(x) && GL_MAX(ff->val[x].grad, ff->val[x].elem) >= G_MAY) return true;
+            break;
+        }
+        case IR_CALL: {
+            if (df_is_backward_call(f, i)) return true;
+            bool arg_live = false;
+            for (uint32_t k = 0; k < o->nargs; k++) {
+                uint32_t a = f->args.items[o->args + k];
+                if (tainted(a) && GL_MAX(ff->val[a].grad, ff->val[a].elem) >= G_MAY) arg_live = true;
+            }
+            uint32_t r = ir_call_receiver(f, i), tg = df_call_target(c->m, c->fx, f, i);
+            if (arg_live && tg != IR_NONE && (c->fx->funcs[tg].trains || df_func_stores_outside(c->m, tg, false))) return true;
+            if (arg_live && r != IR_NONE && !tainted(r) && (api_method(ir_call_method(f, i)).flags & M_MUTATES)) return true;
+            if (live) op_t[i - call] = 1;
+            break;
+        }
+        default:
+            if (live) op_t[i - call] = 1;
+            break;
+        }
+    }
+#undef tainted
+    return false;
+}
+
+/* The attribute an `if`'s condition tests (`if self.eval_mode:`, `if not self.args.train:`), a
+ * pseudo-variable rooted at a parameter, and whether the side in_else says runs when it is truthy
+ * (GUARD_TRUTHY) or falsy (GUARD_FALSY); IR_NONE for any other test. */
+static uint32_t attr_guard_of(const IrFunc *f, uint32_t op, bool in_else, int *how)
+{
+    if (op == IR_NONE) return IR_NONE;
+    const IrOp *cond = &f->ops.items[op];
+    bool neg = in_else;
+    if (cond->kind == IR_UNOP && cond->aux == UN_NOT && cond->a != IR_NONE) cond = &f->ops.items[cond->a], neg = !neg;
+    if (cond->kind != IR_ATTR || cond->var >= f->vars.len) return IR_NONE;
+    uint32_t root = cond->var;
+    for (int hops = 0; hops < 8 && f->vars.items[root].base != IR_NONE; hops++) root = f->vars.items[root].base;
+    if (f->vars.items[root].base != IR_NONE || !f->vars.items[root].is_param) return IR_NONE;
+    *how = neg ? GUARD_FALSY : GUARD_TRUTHY;
+    return cond->var;
+}
+
+/* Which side of a test of the attribute flag op sits on, inside loop li: +1 the side whose test
+ * reads as how, -1 the other side, 0 under no test of it. */
+static int attr_flag_side(const IrFunc *f, const IrLoop *l, uint32_t op, const char *flag, int how)
+{
+    int depth = 0;
+    bool in_else = false;
+    for (uint32_t k = op; k-- > l->op + 1;) {
+        const IrOp *o = &f->ops.items[k];
+        if (o->kind == IR_END_IF) depth++;
+        else if (o->kind == IR_ELSE && depth == 0) in_else = true;
+        else if (o->kind == IR_IF && depth > 0) depth--;
+        else if (o->kind == IR_IF) {
+            int h = 0;
+            uint32_t v = attr_guard_of(f, o->a, in_else, &h);
+            if (v != IR_NONE && !strcmp(f->vars.items[v].name, flag)) return h == how ? 1 : -1;
+            in_else = false;
+        }
+    }
+    return 0;
+}
+
+/* The attribute-flag form of the shared loop: every backward and optimizer step of loop li runs on
+ * one side of a test of an attribute (`if self.eval_mode: ... else: ... self.train_model()`, the
+ * run() of a deep-RL agent that its driver calls with `agent.eval_mode = True`), and the other side
+ * runs a model with autograd on. A flag on the object is set elsewhere, so the parameter form's
+ * proof (a call that turns the test off) is not asked for; the branch written to evaluate is what
+ * says that side runs. Reported at that branch's first model call. Gives whether it reported. */
+static bool report_attr_flag_branch(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t stack[32], depth = 0, trained = 0, flag = IR_NONE;
+    int flag_how = 0;
+    bool in_else[32] = {false};
+    for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_IF) {
+            if (depth == 32) return false;
+            in_else[depth] = false, stack[depth++] = i;
+            continue;
+        }
+        if (o->kind == IR_ELSE && depth) in_else[depth - 1] = true;
+        if (o->kind == IR_END_IF && depth) depth--;
+        if (o->kind != IR_CALL || !ff->reached[i] || !call_trains(c, f, i, true)) continue;
+        uint32_t guard = IR_NONE;
+        int how = 0;
+        for (uint32_t k = depth; k-- > 0 && guard == IR_NONE;) guard = attr_guard_of(f, f->ops.items[stack[k]].a, in_else[k], &how);
+        if (guard == IR_NONE ||
+            (flag != IR_NONE && (strcmp(f->vars.items[guard].name, f->vars.items[flag].name) || how != flag_how)))
+            return false;
+        flag = guard, flag_how = how, trained++;
+    }
+    if (flag == IR_NONE || !trained) return false;
+    const char *fname = f->vars.items[flag].name;
+    uint32_t call = IR_NONE;
+    for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
+        if (ff->reached[i] && !df_mode_off(f->ops.items[i].mode) && df_is_module_call(c->fx, f, i) &&
+            !model_frozen(c, fz, f, i) && attr_flag_side(f, l, i, fname, flag_how) < 0)
+            call = i;
+    if (call == IR_NONE) return false;
+    if (graph_kept_in_loop(c, f, li, call)) return false;
+    const char *when = flag_how == GUARD_TRUTHY ? "false" : "true";
+    Diag *d = rule_report(c, f->ops.items[call].span, SEV_WARNING,
+                          "when '%s' is %s, the loop at line %u runs '%s' with autograd on and never calls "
+                          "backward(): every iteration's forward keeps its activations for a backward that never "
+                          "comes (peak memory of training, 2-10x that of %s)",
+                          fname, when, rule_line(l->span), rule_text(c, f, call), rule_no_grad_name(c));
+    d->loop_line = rule_line(l->span);
+    rule_related(c, d, l->span, "backward() runs only when '%s' is %s", fname, flag_how == GUARD_TRUTHY ? "true" : "false");
+    rule_trace(c, d, "every backward and optimizer step of the loop at line %u is on one side of a test of '%s'; "
+               "the other side runs the model and trains nothing", rule_line(l->span), fname);
+    statement_hint_fix(c, f, call, li, d);
+    return true;
+}
+
 void rule_GL108(RuleCtx *c)
 {
     Frozen fz;
@@ -1360,8 +1514,10 @@ void rule_GL108(RuleCtx *c)
              * length, a loop nested in a training loop) outside a Module: what it computes is
              * checked below, whatever the kind says */
             bool seq = l->kind == LOOP_SEQUENCE && !l->in_module_method && !ff->in_forward;
+            /* (an agent's episode loop whose training branch runs a whole update is an epoch loop) */
+            if (l->kind == LOOP_EPOCH && grad_off_at == IR_NONE && report_attr_flag_branch(c, &fz, f, li)) continue;
             if (l->kind == LOOP_STEP && grad_off_at == IR_NONE && (l->has_backward || l->has_opt_step || l->has_step_call)) {
-                report_flag_evaluation(c, &fz, f, li);
+                if (!report_flag_evaluation(c, &fz, f, li)) report_attr_flag_branch(c, &fz, f, li);
                 continue;
             }
             if ((l->kind != LOOP_STEP && !seq && l->kind != LOOP_UNKNOWN) || loop_trains_or_yields(f, l)) continue;
