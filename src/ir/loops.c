@@ -496,6 +496,15 @@ void df_mark_grad_off_callees(const IrModule *m, Facts *fx)
     }
 }
 
+/* Is op the C++ front end's stand-in for a module it could not type (`m->forward(x)` in a function
+ * lowered with types partly unknown): `torch.nn.Module()`, built with no argument at the call? */
+static bool df__shadow_module(const IrFunc *f, uint32_t op)
+{
+    const IrOp *o = &f->ops.items[op];
+    return o->kind == IR_CALL && o->nargs == 0 && o->qual && !strcmp(o->qual, "torch.nn.Module") && o->a != IR_NONE &&
+           f->ops.items[o->a].kind == IR_LOAD;
+}
+
 /* Is op a chain of attributes (`trainer.policy_net.get_action`) read from a variable whose value
  * the loop li did not make? */
 static bool df__attr_of_outer(const IrFunc *f, const FuncFacts *ff, uint32_t li, uint32_t op)
@@ -535,7 +544,11 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                              (f->ops.items[o->a].kind == IR_ATTR && (callee->flags & VF_OUTER)) ||
                              /* model.decoder, trainer.policy_net.act of an object the loop does not
                               * rebind */
-                             df__attr_of_outer(f, ff, li, o->a);
+                             df__attr_of_outer(f, ff, li, o->a) ||
+                             /* `m->forward(x)` where the C++ front end could not type m: its stand-in
+                              * module, built at the call (torch.nn.Module() itself, which no code
+                              * builds) */
+                             df__shadow_module(f, o->a);
             uint32_t target = df_call_target(m, fx, f, op);
             /* a model of the file whose forward trains (a meta-learner stepping its optimizer) */
             if (target == IR_NONE && callee->kind == VK_MODULE && callee->ref < m->classes.len &&
