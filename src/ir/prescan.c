@@ -401,7 +401,11 @@ void df_prescan(Interp *I)
         if (!m || var == IR_NONE) continue;
         if (f->ops.items[recv].kind != IR_LOAD && f->ops.items[recv].kind != IR_ATTR) continue;
         uint32_t fl = api_method(m).flags;
-        if ((fl & M_BACKWARD) && o->nargs == 0) I->backward_vars[var] = 1, I->backward_last[var] = i;
+        /* `loss.backward()`: no gradient given (C++ lowers its default arguments as unnamed
+         * constants: `loss.backward()` there has four) */
+        const IrOp *grad = o->nargs && !f->kw.items[o->args] ? &f->ops.items[f->args.items[o->args]] : NULL;
+        bool no_gradient = grad && grad->kind == IR_CONST && grad->aux == CONST_OTHER && !grad->name;
+        if ((fl & M_BACKWARD) && (o->nargs == 0 || no_gradient)) I->backward_vars[var] = 1, I->backward_last[var] = i;
         if (fl & M_BACKWARD) I->backward_vars[var] |= 2;
         if (fl & (M_MODULE_ONLY | M_STATE)) I->module_vars[var] = 1;
         if (fl & M_ZERO_GRAD) I->ff->calls_zero_grad = 1, I->optim_vars[var] |= 1;

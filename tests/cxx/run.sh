@@ -276,6 +276,41 @@ else
     fail cxx-12.2 "missing: $missing extra: $extra"
 fi
 
+# ---- cxx-16: no compile database, includes written from a folder above the file (CMake's
+# `include_directories(src)`, a top-level include/ four folders up): found, no clang error -------
+mkdir -p "$T/roots/src/models" "$T/roots/src/apps/train" "$T/roots/include/common"
+cat >"$T/roots/src/models/classifier.h" <<'EOF2'
+#pragma once
+#include <torch/torch.h>
+#include <common/sizes.h>
+struct ClassifierImpl : torch::nn::Module {
+  ClassifierImpl() { fc = register_module("fc", torch::nn::Linear(kIn, kOut)); }
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Classifier);
+EOF2
+printf '#pragma once\nconstexpr int64_t kIn = 784, kOut = 10;\n' >"$T/roots/include/common/sizes.h"
+cat >"$T/roots/src/apps/train/main.cpp" <<'EOF2'
+#include <torch/torch.h>
+#include "models/classifier.h"
+int main() {
+  Classifier net;
+  std::vector<torch::Tensor> batches = {torch::randn({8, kIn})};
+  double score = 0;
+  for (auto& x : batches) {
+    score += net->forward(x).sum().item<double>();
+  }
+  return score > 0;
+}
+EOF2
+(cd "$T/roots" && "$GL" check --no-cache --output-format concise src/apps/train/main.cpp >"$T/roots.out" 2>"$T/roots.err")
+if grep -q 'main.cpp:8:[0-9]*: GL108' "$T/roots.out" && ! grep -q 'clang error' "$T/roots.err"; then
+    ok "cxx-16 includes resolved from the folders above the file (src/, include/): no clang error, GL108 found"
+else
+    fail cxx-16 "$(head -3 "$T/roots.out") $(head -3 "$T/roots.err")"
+fi
+
 # ---- cxx-13: the PCH folder is capped (GRADLEAK_PCH_MAX_MB): least recently used PCHs go -------
 mkdir -p "$T/pchcap"
 for d in 1 2 3; do

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "base/file.h"
 #include "front/cxx/cx_int.h"
 
 #if GL_HAVE_LIBCLANG
@@ -198,6 +199,64 @@ static const char *cx__cuda_include(Lower *L)
     return NULL;
 }
 
+/* Without a compile command, the folders a file's includes are written from (`#include
+ * "util/models/net.h"` in src/util/models/net.cpp, built with `-Isrc`; `<net/layers.h>` from the
+ * project's include/): for each one not found beside the file, the nearest folder above it (six
+ * at most) that holds the path, or whose include/ does.
+ * Reads the file's first 256 KiB; at most 8 folders. */
+static void cx__include_roots(Lower *L, const char *abs_path, Args *args)
+{
+    size_t len = 0;
+    char *src = gl_read_file(abs_path, GL_READ_ANY_SIZE, &len);
+    if (!src) return;
+    const char *roots[8];
+    int nroots = 0;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", abs_path);
+    char *cut = strrchr(dir, '/');
+    if (cut) *cut = 0;
+    size_t scan = len < 256 * 1024 ? len : 256 * 1024;
+    for (size_t i = 0; i < scan && nroots < 8;) {
+        size_t eol = i;
+        while (eol < scan && src[eol] != '\n') eol++;
+        const char *p = src + i, *end = src + eol;
+        i = eol + 1;
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        if (p == end || *p != '#') continue;
+        p++;
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        if (end - p < 8 || strncmp(p, "include", 7) != 0) continue;
+        p += 7;
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        if (p == end || (*p != '"' && *p != '<')) continue;
+        char close = *p == '<' ? '>' : '"';
+        const char *name = ++p;
+        while (p < end && *p != close) p++;
+        if (p == end || p == name || *name == '/' || p - name > 512) continue;
+        const char *rel = arena_strndup(L->arena, name, (size_t)(p - name));
+        if (cx_file_exists(arena_printf(L->arena, "%s/%s", dir, rel))) continue;
+        char up[PATH_MAX];
+        snprintf(up, sizeof up, "%s", dir);
+        for (int k = 0; k < 6; k++) {
+            char *slash = strrchr(up, '/');
+            if (!slash || slash == up) break;
+            *slash = 0;
+            const char *root = cx_file_exists(arena_printf(L->arena, "%s/%s", up, rel)) ? arena_strdup(L->arena, up)
+                             : cx_file_exists(arena_printf(L->arena, "%s/include/%s", up, rel))
+                                 ? arena_printf(L->arena, "%s/include", up) : NULL;
+            if (!root) continue;
+            bool seen = false;
+            for (int r = 0; r < nroots && !seen; r++) seen = !strcmp(roots[r], root);
+            if (!seen) {
+                roots[nroots++] = root;
+                cx_args_add(args, arena_printf(L->arena, "-I%s", root));
+            }
+            break;
+        }
+    }
+    gl_free(src);
+}
+
 /* The command line a file is parsed with: its compile command (compile_commands.json) or a C++17
  * default, then the LibTorch headers (the command's, $LIBTORCH's or the system's) or the stub.
  * Sets res->from_compdb and res->mode, and *inc_dir to the real headers' folder. Returns whether
@@ -236,6 +295,7 @@ bool cx_command(Lower *L, const char *abs_path, const CxConfig *cfg, Args *args,
             struct stat st;
             if (stat(inc, &st) == 0 && S_ISDIR(st.st_mode)) cx_args_add(args, arena_printf(L->arena, "-I%s", inc));
         }
+        cx__include_roots(L, abs_path, args);
     }
     /* real headers: the compile command's include folders, else $LIBTORCH or the system */
     bool real = false;

@@ -693,6 +693,22 @@ static void cx__field_inits(Lower *L, uint32_t class_ctx, Span sp, Schedule *s)
 
 static void cx__func_end(Lower *L, const Work *w)
 {
+    /* a function declared to return a value whose every return statement clang dropped (errors
+     * in it: a member of a type from a header not found): it returns something unknown, not
+     * nothing (`return std::make_tuple(model_->forward(x), code);` may be the model's output) */
+    enum CXCursorKind ck = cx_A->clang_getCursorKind(w->c);
+    if (ck == CXCursor_FunctionDecl || ck == CXCursor_CXXMethod || ck == CXCursor_FunctionTemplate) {
+        CXType rt = cx_A->clang_getCursorResultType(w->c);
+        const IrFunc *cur = L_f(L);
+        bool returns = false;
+        for (uint32_t i = 0; i < cur->ops.len && !returns; i++) returns = cur->ops.items[i].kind == IR_RETURN;
+        if (!returns && rt.kind != CXType_Void && rt.kind != CXType_Invalid && strcmp(cur->name, "main") != 0) {
+            Span end = w->span;
+            if (end.end > end.start) end.start = end.end - 1, cx_pos(L, end.start, &end.row, &end.col);
+            uint32_t unknown = ir_build_call(&L->B, cx_load(L, end, "<dropped>", NULL), NULL, end);
+            ir_build_op2(&L->B, IR_RETURN, unknown, IR_NONE, 0, end);
+        }
+    }
     IrFunc *f = ir_build_func_end(&L->B);
     if (f->index == 0) return;
     if (f->cls != IR_NONE || L_fn(L)->has_self) return; /* methods are reached through their class */
