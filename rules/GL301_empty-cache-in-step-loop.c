@@ -2,7 +2,9 @@
  *
  * ## What it does
  * Flags `torch.cuda.empty_cache()` inside a training or evaluation step loop, inside a loop of a
- * Module's `forward`, or in a function the same file calls from a step loop. A call under a test
+ * Module's `forward`, or in a function the same file calls from a step loop. With the files linted
+ * together, also in a function, or the `__call__` of a class (a loss object a trainer holds:
+ * `self.compute_loss(preds, targets)`), that another file calls once per training step. A call under a test
  * that picks one iteration (`if step == 0:`, an error path) is left alone, except where the test
  * picks one micro-batch of an accumulation loop that the optimizer steps after (`for i, s in
  * enumerate(samples): if i == 1: ...`): that runs once per step.

@@ -2,7 +2,8 @@
  *
  * ## What it does
  * Flags `gc.collect()` inside a training or evaluation step loop, inside a loop of a Module's
- * `forward` (it then runs once per time step), or in a function called from a step loop.
+ * `forward` (it then runs once per time step), or in a function called from a step loop (with the
+ * files linted together, of another file too, and the `__call__` of an object called so).
  *
  * ## Why is this bad?
  * A full garbage collection walks every Python object; with a model and its optimizer that takes

@@ -161,6 +161,13 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
                 q = df_method_qual(fx, &ff->val[o->a], "forward", mbuf, sizeof mbuf);
             if (!q && recv != IR_NONE)
                 listed = (q = df_listed_duck_qual(fx, &ff->val[recv], ir_call_method(f, op), mbuf, sizeof mbuf)) != NULL;
+            /* calling an object of a plain class runs its __call__ (a loss object held on self:
+             * `self.compute_loss(p, t)`) */
+            char cbuf[256];
+            const char *dunder = NULL;
+            if (!f->ops.items[o->a].qual && ff->val[o->a].kind == VK_OBJECT && REF_IS_EXTERN(ff->val[o->a].ref))
+                dunder = df_method_qual(fx, &ff->val[o->a], "__call__", cbuf, sizeof cbuf);
+            if (!q) q = dunder, dunder = NULL;
             if (!q || !strncmp(q, "torch.", 6)) continue;
             /* the name, and what it is through the star imports before the last (df_ext) */
             char alt[9][256];
@@ -174,6 +181,7 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
             /* an object a lowercase helper of another file returned (`model = restore(path)`): its
              * class is unknown, so the method is also the duck-typed "#sketch", for the grad-off
              * callers of the project (project__grad_off_masks) */
+            if (dunder) names[nnames++] = dunder;
             if (recv != IR_NONE && REF_IS_EXTERN(ff->val[recv].ref) && nnames < 9 &&
                 REF_EXTERN_INDEX(ff->val[recv].ref) < fx->ext_classes.len &&
                 !api_camel_last(fx->ext_classes.items[REF_EXTERN_INDEX(ff->val[recv].ref)])) {
@@ -189,7 +197,7 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
                     strmap_put(&seen, ic.qual, strlen(ic.qual), k = calls.len);
                     array_push(&calls, ic);
                 }
-                if (name[0] == ':' && !calls.items[k].per_step) { /* C++: called once per training step? */
+                if (!calls.items[k].per_step) { /* called once per training step? */
                     bool per_step = ff->runs_per_step;
                     for (uint32_t l = ir_op_loop(f, op); l != IR_NONE && !per_step; l = f->loops.items[l].parent)
                         per_step = f->loops.items[l].kind == LOOP_STEP;
@@ -216,6 +224,13 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
     out->calls = ARENA_NEW_N(&out->arena, ImportedCall, calls.len ? calls.len : 1);
     if (calls.len) memcpy(out->calls, calls.items, sizeof(ImportedCall) * calls.len);
     out->n_calls = calls.len;
+    for (uint32_t fi = 0; fi < m->funcs.len && !out->step_costly; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        for (uint32_t op = 0; op < f->ops.len && !out->step_costly; op++)
+            out->step_costly = f->ops.items[op].kind == IR_CALL && f->ops.items[op].qual &&
+                               (!strcmp(f->ops.items[op].qual, "torch.cuda.empty_cache") ||
+                                !strcmp(f->ops.items[op].qual, "gc.collect"));
+    }
     array_free(&calls);
     strmap_free(&seen);
 }

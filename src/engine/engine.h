@@ -36,7 +36,7 @@ typedef struct ImportedCall {
     const char *qual;
     bool graph_arg;  /* some call passes a value with a graph (live or post-backward) */
     bool module_arg; /* some call passes a module */
-    bool per_step;   /* C++: some call runs once per training step (in a step loop, or in a function
+    bool per_step;   /* some call runs once per training step (in a step loop, or in a function
                       * that runs every step): the callee's file marks it so (ExternPerStep) */
     bool import_only; /* imported, never called (`from models import Seq`, the model loaded by a
                        * helper): only says which modules the file names (duck-typed methods) */
@@ -67,6 +67,8 @@ typedef struct LintResult {
     uint32_t n_exports;
     ImportedCall *calls;  /* the imported callables the file calls, each name once */
     uint32_t n_calls;
+    bool step_costly;     /* it calls torch.cuda.empty_cache() or gc.collect(): another file's step
+                           * loop calling its functions makes findings (GL301/GL302) */
 } LintResult;
 
 void lint_options_default(LintOptions *o); /* every rule on */

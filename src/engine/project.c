@@ -22,6 +22,7 @@ typedef struct ProjPlace {
     uint32_t n_exports;
     bool changed;      /* its summaries changed when it was linted again */
     uint64_t grad_off; /* bit k: some file calls exports[k] with grad off (project__grad_off_masks) */
+    uint64_t per_step; /* bit k: some file calls exports[k] once per training step (project__per_step_masks) */
 } ProjPlace;
 
 /* The names one file calls. Files often call the same (every training script calls the same
@@ -47,6 +48,8 @@ struct Project {
     ProjFile *files;
     uint8_t *grad_findings; /* [file]: its last lint reported GL104 or GL108, which grad-off callers
                              * of its functions can silence (project__grad_off_masks) */
+    uint8_t *step_costly;   /* [file]: it calls empty_cache() or gc.collect(), which per-step callers
+                             * of its functions make findings (project__per_step_masks) */
     uint32_t n, cap;
     uint32_t round;
     ProjectLoad load;
@@ -92,6 +95,7 @@ Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
     p->cap = n + PROJECT_MAX_FOUND; /* room for the helpers read from disk: no copy of a long array */
     p->files = gl_calloc(p->cap, sizeof *p->files);
     p->grad_findings = gl_calloc(p->cap, 1);
+    p->step_costly = gl_calloc(p->cap, 1);
     for (uint32_t i = 0; i < n; i++) project_add(p);
     return p;
 }
@@ -102,8 +106,10 @@ uint32_t project_add(Project *p)
         p->cap += p->cap / 4 + 16;
         p->files = gl_realloc(p->files, p->cap * sizeof *p->files);
         p->grad_findings = gl_realloc(p->grad_findings, p->cap);
+        p->step_costly = gl_realloc(p->step_costly, p->cap);
     }
     p->grad_findings[p->n] = 0;
+    p->step_costly[p->n] = 0;
     p->files[p->n] = (ProjFile){NULL, NULL};
     p->placed = p->indexed = false; /* its exports and its calls count from now on */
     return p->n++;
@@ -124,6 +130,7 @@ void project_free(Project *p)
     strmap_free(&p->entries_seen);
     gl_free(p->files);
     gl_free(p->grad_findings);
+    gl_free(p->step_costly);
     arena_free(&p->arena);
     gl_free(p);
 }
@@ -139,7 +146,7 @@ void project_attach(Project *p, uint32_t i, LintOptions *o)
 {
     o->ext = project__lookup;
     o->ext_ctx = p->files[i].place; /* NULL: none of its calls can reach another file */
-    o->ext_per_step = p->per_step.len ? project__called_per_step : NULL;
+    o->ext_per_step = p->per_step.len || (p->files[i].place && p->files[i].place->per_step) ? project__called_per_step : NULL;
     o->ext_grad_off = p->files[i].place && p->files[i].place->grad_off ? project__called_grad_off : NULL;
 }
 
@@ -275,6 +282,7 @@ void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
     for (uint32_t k = 0; k < r->diags.len && !grad_findings; k++)
         grad_findings = r->diags.items[k].rule == RULE_GL104 || r->diags.items[k].rule == RULE_GL108;
     p->grad_findings[i] = grad_findings;
+    p->step_costly[i] = r->step_costly;
     /* before the rounds, only the calls count: the exports are read (through load) once it is
      * known which are called */
     if (p->placed) {
@@ -513,7 +521,11 @@ static const ExternSummary *project__resolve(const ProjPlace *from, const char *
 static bool project__called_per_step(void *ctx, const char *name)
 {
     const ProjPlace *pl = ctx;
-    return pl && strmap_get(&pl->p->per_step, name, strlen(name)) != UINT32_MAX;
+    if (!pl) return false;
+    if (name[0] == ':') return strmap_get(&pl->p->per_step, name, strlen(name)) != UINT32_MAX;
+    for (uint32_t k = 0; k < pl->n_exports && k < 64; k++) /* Python: by export name */
+        if ((pl->per_step >> k & 1) && !strcmp(pl->exports[k].name, name)) return true;
+    return false;
 }
 
 uint64_t project_per_step_mask(const Project *p, uint32_t i)
@@ -522,7 +534,7 @@ uint64_t project_per_step_mask(const Project *p, uint32_t i)
     uint64_t mask = 0;
     for (uint32_t k = 0; pl && k < pl->n_exports && k < 64; k++)
         if (strmap_get(&p->per_step, pl->exports[k].name, strlen(pl->exports[k].name)) != UINT32_MAX) mask |= 1ull << k;
-    return mask;
+    return pl ? mask | pl->per_step : mask;
 }
 
 /* Is the export called name (the linted file's) called with grad off by some other file? */
@@ -572,6 +584,36 @@ static void project__grad_off_masks(Project *p, uint8_t *again)
     gl_free(mask);
 }
 
+/* Which Python exports each file's calls run once per training step (a loss's __call__ that a
+ * trainer's step calls, a helper called from another file's batch loop), as project__grad_off_masks
+ * does for grad-off calls. Only a file that calls empty_cache() or gc.collect() can gain a finding
+ * from it, so only such a file is linted again. */
+static void project__per_step_masks(Project *p, uint8_t *again)
+{
+    uint64_t *mask = gl_calloc(p->n ? p->n : 1, sizeof *mask);
+    for (uint32_t i = 0; i < p->n; i++) {
+        const ProjFile *f = &p->files[i];
+        for (uint32_t k = 0; f->calls && f->place && k < f->calls->n; k++) {
+            const ImportedCall *c = &f->calls->items[k];
+            if (!c->per_step || c->qual[0] == ':') continue;
+            uint32_t file;
+            const ExternSummary *s = project__resolve(f->place, c->qual, &file);
+            if (!s || !p->step_costly[file]) continue;
+            const ProjPlace *pl = p->files[file].place;
+            const ExportedFunc *e = (const ExportedFunc *)(const void *)((const char *)s - offsetof(ExportedFunc, summary));
+            uint32_t at = (uint32_t)(e - pl->exports);
+            if (at < 64) mask[file] |= 1ull << at;
+        }
+    }
+    for (uint32_t i = 0; i < p->n; i++) {
+        ProjPlace *pl = p->files[i].place;
+        if (!pl || !p->step_costly[i] || pl->per_step == mask[i]) continue;
+        pl->per_step = mask[i];
+        again[i] = 1;
+    }
+    gl_free(mask);
+}
+
 static const ExternSummary *project__lookup(void *ctx, const char *qual)
 {
     uint32_t file;
@@ -610,6 +652,7 @@ uint32_t project_next_round(Project *p, uint32_t *which)
     project__index(p);
     uint8_t *grad_off_changed = gl_calloc(p->n ? p->n : 1, 1);
     project__grad_off_masks(p, grad_off_changed);
+    project__per_step_masks(p, grad_off_changed);
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->n; i++) {
         const ProjFile *f = &p->files[i];

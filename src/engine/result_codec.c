@@ -43,7 +43,7 @@ void lint_result_encode(StrBuf *out, const LintResult *r)
     const Diag *diags = r->diags.items;
     uint32_t n = r->diags.len;
     sb_append(out, BLOB_MAGIC, 4);
-    put_u32(out, (r->syntax_error ? 1u : 0u) | (r->skipped ? 2u : 0u) | ((uint32_t)(r->cxx & 3u) << 2));
+    put_u32(out, (r->syntax_error ? 1u : 0u) | (r->skipped ? 2u : 0u) | ((uint32_t)(r->cxx & 3u) << 2) | (r->step_costly ? 16u : 0u));
     put_str(out, r->notes);
     put_str(out, r->deps);
     put_u32(out, r->n_exports);
@@ -234,7 +234,7 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
         d.loop_line = get_u32(&r);
         if (!r.bad) array_push(diags, d);
     }
-    if (r.bad || r.p != r.end || (fl & ~15u)) {
+    if (r.bad || r.p != r.end || (fl & ~31u)) {
         lint_result_free(out);
         memset(out, 0, sizeof *out);
         arena_init(&out->arena);
@@ -246,5 +246,6 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
     out->syntax_error = fl & 1;
     out->cxx = (uint8_t)((fl >> 2) & 3u); /* CxxParse */
     out->skipped = (fl & 2) != 0;
+    out->step_costly = (fl & 16) != 0;
     return 0;
 }

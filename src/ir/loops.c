@@ -677,9 +677,18 @@ void df_mark_per_step_funcs(const IrModule *m, Facts *fx)
     /* functions that run every step: the framework hooks of frameworks.def (marked above), C++
      * functions that another file's training loop calls (a trainer's train_step defined here), and
      * what a step loop or a hook calls (transitively, a few levels) */
-    for (uint32_t fi = 0; fi < m->funcs.len && fx->ext_per_step; fi++)
-        if (m->funcs.items[fi]->cxx_key && fx->ext_per_step(fx->ext_ctx, m->funcs.items[fi]->cxx_key))
-            fx->funcs[fi].runs_per_step = 1;
+    for (uint32_t fi = 0; fi < m->funcs.len && fx->ext_per_step; fi++) {
+        const IrFunc *f = m->funcs.items[fi];
+        char name[256];
+        const char *key = f->cxx_key;
+        if (!key && fi && f->parent == 0 && !f->is_lambda && f->name) { /* Python: its export name */
+            if (f->cls == IR_NONE) snprintf(name, sizeof name, "%s", f->name);
+            else if (f->cls < m->classes.len) snprintf(name, sizeof name, "%s#%s", m->classes.items[f->cls]->name, f->name);
+            else continue;
+            key = name;
+        }
+        if (key && fx->ext_per_step(fx->ext_ctx, key)) fx->funcs[fi].runs_per_step = 1;
+    }
     for (int pass = 0; pass < 4; pass++) {
         for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
             const IrFunc *f = m->funcs.items[fi];
