@@ -52,7 +52,8 @@
  *
  * It also flags the statement form: in a loop that trains, a model call after the iteration's
  * last backward or optimizer step (a per-epoch forward over the whole validation set, a long
- * forecast for the plots) whose result never reaches a backward, a function that trains or keeps
+ * forecast for the plots; in an epoch loop, also after a call that runs a whole epoch of training,
+ * `trainer.train(X, Y)` with its own batch loop) whose result never reaches a backward, a function that trains or keeps
  * it, a store, a return, or the next iteration's training; also a model call after the last
  * training op of a function that makes one training step per call (`train(epoch)` that ends with
  * a validation forward). A call under an `if` is reported too, periodic or not (`if step % 50 ==
@@ -894,7 +895,8 @@ static uint32_t last_training_op(RuleCtx *c, const IrFunc *f, uint32_t li)
             continue;
         }
         if (o->kind != IR_CALL || !ff->reached[i] || ir_op_loop(f, i) != li) continue;
-        if (call_trains(c, f, i, false)) last = i;
+        /* (in an epoch loop, a call that runs a whole epoch of training: `trainer.train(X, Y)`) */
+        if (call_trains(c, f, i, li != IR_NONE && f->loops.items[li].kind == LOOP_EPOCH)) last = i;
     }
     return last;
 }
