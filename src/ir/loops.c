@@ -81,6 +81,33 @@ uint32_t df_unique_method(const IrModule *m, const char *name)
 /* Does the function or method of the file that call op runs cut its argument k before using it
  * (`h = tuple([each.data for each in h])`, `h = h.detach()` first thing in a char-RNN's
  * predict())? A state fed back through it links nothing across calls. */
+/* `if h is None: h = init` at op (the load of h in the test): the op that ends the if when its
+ * branch only binds a default (no model call, no return, no else), else IR_NONE. */
+static uint32_t df__none_default_end(const Facts *fx, const IrFunc *g, uint32_t op)
+{
+    uint32_t cmp = IR_NONE, ifop = IR_NONE;
+    for (uint32_t j = op + 1; j < g->ops.len && j < op + 4 && ifop == IR_NONE; j++) {
+        const IrOp *o = &g->ops.items[j];
+        if (o->kind == IR_COMPARE && o->a == op && o->b != IR_NONE && g->ops.items[o->b].kind == IR_CONST &&
+            g->ops.items[o->b].aux == CONST_NONE && o->name && !strcmp(o->name, "is"))
+            cmp = j;
+        else if (o->kind == IR_IF && cmp != IR_NONE && o->a == cmp)
+            ifop = j;
+    }
+    if (ifop == IR_NONE) return IR_NONE;
+    uint32_t depth = 0;
+    for (uint32_t j = ifop + 1; j < g->ops.len && j < ifop + 64; j++) {
+        const IrOp *o = &g->ops.items[j];
+        if (o->kind == IR_IF) depth++;
+        else if (o->kind == IR_END_IF && depth) depth--;
+        else if (o->kind == IR_END_IF) return j;
+        else if ((o->kind == IR_ELSE && !depth) || o->kind == IR_RETURN || o->kind == IR_LOOP ||
+                 (o->kind == IR_CALL && df_is_module_call(fx, g, j)))
+            return IR_NONE;
+    }
+    return IR_NONE;
+}
+
 bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op, uint32_t k)
 {
     uint32_t t = df_call_target(m, fx, f, op);
@@ -95,10 +122,16 @@ bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, u
     for (uint32_t i = 0; i < g->ops.len && pvar == IR_NONE; i++)
         if (g->ops.items[i].kind == IR_PARAM && g->ops.items[i].aux == pos) pvar = g->ops.items[i].var;
     if (pvar == IR_NONE) return false;
-    /* its first read, stored back to it at once from a value without a graph */
+    /* its first read, stored back to it at once from a value without a graph (after a default
+     * for a state not given: `if h is None: h = self.init_hidden(1)`) */
     for (uint32_t i = 0; i < g->ops.len; i++) {
         const IrOp *o = &g->ops.items[i];
         if (o->kind != IR_LOAD || o->var != pvar) continue;
+        uint32_t skip = df__none_default_end(fx, g, i);
+        if (skip != IR_NONE) {
+            i = skip;
+            continue;
+        }
         /* (through a comprehension over it: `tuple([each.data for each in h])`; nothing may run
          * the model on it first) */
         for (uint32_t j = i + 1; j < g->ops.len && j < i + 32; j++) {
