@@ -651,21 +651,35 @@ static const char *guard_off_value(const IrFunc *g, const IrOp *a, uint8_t pdef,
     return NULL;
 }
 
-/* The shared epoch loop (`def iteration(self, loader, train=True)`, `def loop(..., optimizer=None)`,
- * `def run_epoch(self, epoch, cross_valid=False)`): every backward and optimizer step of loop li
- * runs only under a test of one parameter of the function (`if train:`, `if optimizer is not
- * None:`, `if not cross_valid:`), and the file calls the function so that the test fails (False,
- * None, True, or the parameter left to such a default). Those calls run the loop as an evaluation
- * pass with grad on. Gives the flag's variable (IR_NONE when not that shape), in *caller the op of
- * such a call in function *caller_fn, and in *value how the call sets the flag. */
-static uint32_t flag_guarded_training(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint32_t *caller_fn,
-                                      uint32_t *caller, const char **value)
+/* The attribute an `if`'s condition tests (`if self.eval_mode:`, `if not self.args.train:`), a
+ * pseudo-variable rooted at a parameter, and whether the side in_else says runs when it is truthy
+ * (GUARD_TRUTHY) or falsy (GUARD_FALSY); IR_NONE for any other test. */
+static uint32_t attr_guard_of(const IrFunc *f, uint32_t op, bool in_else, int *how)
+{
+    if (op == IR_NONE) return IR_NONE;
+    const IrOp *cond = &f->ops.items[op];
+    bool neg = in_else;
+    if (cond->kind == IR_UNOP && cond->aux == UN_NOT && cond->a != IR_NONE) cond = &f->ops.items[cond->a], neg = !neg;
+    if (cond->kind != IR_ATTR || cond->var >= f->vars.len) return IR_NONE;
+    uint32_t root = cond->var;
+    for (int hops = 0; hops < 8 && f->vars.items[root].base != IR_NONE; hops++) root = f->vars.items[root].base;
+    if (f->vars.items[root].base != IR_NONE || !f->vars.items[root].is_param) return IR_NONE;
+    *how = neg ? GUARD_FALSY : GUARD_TRUTHY;
+    return cond->var;
+}
+
+static bool call_trains(RuleCtx *c, const IrFunc *f, uint32_t op, bool whole_runs);
+
+/* The flag every backward and optimizer step of loop li runs under: for each, the nearest test
+ * around it on its training side reads the same variable the same way (*how). attr: the tests read
+ * an attribute (attr_guard_of), and a call that runs a whole update trains too; else a parameter
+ * (guard_of, whose string literals go to lits). IR_NONE when not that shape, or nothing trains. */
+static uint32_t training_guard(RuleCtx *c, const IrFunc *f, uint32_t li, bool attr, int *how_out, const char **lits,
+                               int *nlits)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrLoop *l = &f->loops.items[li];
-    uint32_t flag = IR_NONE, stack[32], depth = 0, trained = 0;
-    int flag_how = 0, nlits = 0;
-    const char *lits[4];
+    uint32_t flag = IR_NONE, stack[32], depth = 0;
     bool in_else[32] = {false};
     for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
@@ -677,18 +691,34 @@ static uint32_t flag_guarded_training(RuleCtx *c, Frozen *fz, const IrFunc *f, u
         if (o->kind == IR_ELSE && depth) in_else[depth - 1] = true;
         if (o->kind == IR_END_IF && depth) depth--;
         if (o->kind != IR_CALL || !ff->reached[i]) continue;
-        bool trains = df_is_backward_call(f, i) || df_is_optimizer_step(c->fx, f, i);
-        uint32_t t = trains ? IR_NONE : df_call_target(c->m, c->fx, f, i);
-        if (!trains && !(t != IR_NONE && t != f->index && c->fx->funcs[t].trains)) continue;
-        /* the nearest test of a parameter around it, on its training side */
+        if (attr ? !call_trains(c, f, i, true) : !call_trains(c, f, i, false)) continue;
         uint32_t guard = IR_NONE;
         int how = 0;
         for (uint32_t k = depth; k-- > 0 && guard == IR_NONE;)
-            guard = guard_of(f, f->ops.items[stack[k]].a, in_else[k], &how, lits, &nlits);
-        if (guard == IR_NONE || (flag != IR_NONE && (guard != flag || how != flag_how))) return IR_NONE;
-        flag = guard, flag_how = how, trained++;
+            guard = attr ? attr_guard_of(f, f->ops.items[stack[k]].a, in_else[k], &how)
+                         : guard_of(f, f->ops.items[stack[k]].a, in_else[k], &how, lits, nlits);
+        if (guard == IR_NONE ||
+            (flag != IR_NONE && (strcmp(f->vars.items[guard].name, f->vars.items[flag].name) || how != *how_out)))
+            return IR_NONE;
+        flag = guard, *how_out = how;
     }
-    if (flag == IR_NONE || !trained) return IR_NONE;
+    return flag;
+}
+
+/* The shared epoch loop (`def iteration(self, loader, train=True)`, `def loop(..., optimizer=None)`,
+ * `def run_epoch(self, epoch, cross_valid=False)`): every backward and optimizer step of loop li
+ * runs only under a test of one parameter of the function (`if train:`, `if optimizer is not
+ * None:`, `if not cross_valid:`), and the file calls the function so that the test fails (False,
+ * None, True, or the parameter left to such a default). Those calls run the loop as an evaluation
+ * pass with grad on. Gives the flag's variable (IR_NONE when not that shape), in *caller the op of
+ * such a call in function *caller_fn, and in *value how the call sets the flag. */
+static uint32_t flag_guarded_training(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li, uint32_t *caller_fn,
+                                      uint32_t *caller, const char **value)
+{
+    int flag_how = 0, nlits = 0;
+    const char *lits[4];
+    uint32_t flag = training_guard(c, f, li, false, &flag_how, lits, &nlits);
+    if (flag == IR_NONE) return IR_NONE;
     /* the parameter's position and default, and a call of the function in the file that turns the
      * test off */
     uint32_t pos = IR_NONE;
@@ -745,8 +775,9 @@ static uint32_t flag_guarded_training(RuleCtx *c, Frozen *fz, const IrFunc *f, u
     return IR_NONE;
 }
 
-/* Is op inside loop li on the training side of a test of flag (`else:` of `if cross_valid:`)? */
-static bool on_training_side(const IrFunc *f, const IrLoop *l, uint32_t op, uint32_t flag)
+/* Which side of a test of flag (a parameter; with attr, an attribute, by name) op sits on, inside
+ * loop l: +1 the side whose test reads as how, -1 another, 0 under no test of it. */
+static int flag_side(const IrFunc *f, const IrLoop *l, uint32_t op, uint32_t flag, bool attr, int how)
 {
     int depth = 0;
     bool in_else = false;
@@ -757,12 +788,20 @@ static bool on_training_side(const IrFunc *f, const IrLoop *l, uint32_t op, uint
         else if (o->kind == IR_IF && depth > 0) depth--;
         else if (o->kind == IR_IF) {
             const char *lits[4];
-            int how = 0, n = 0;
-            if (guard_of(f, o->a, in_else, &how, lits, &n) == flag) return true;
+            int h = 0, n = 0;
+            uint32_t v = attr ? attr_guard_of(f, o->a, in_else, &h) : guard_of(f, o->a, in_else, &h, lits, &n);
+            if (v != IR_NONE && (attr ? !strcmp(f->vars.items[v].name, f->vars.items[flag].name) : v == flag))
+                return h == how ? 1 : -1;
             in_else = false;
         }
     }
-    return false;
+    return 0;
+}
+
+/* Is op inside loop li on the training side of a test of flag (`else:` of `if cross_valid:`)? */
+static bool on_training_side(const IrFunc *f, const IrLoop *l, uint32_t op, uint32_t flag)
+{
+    return flag_side(f, l, op, flag, false, 0) != 0;
 }
 
 /* The conditional form: a loop that trains only under `if <flag>:`, run with the flag False by a
@@ -1390,44 +1429,6 @@ static bool graph_kept_in_loop(RuleCtx *c, const IrFunc *f, uint32_t li, uint32_
     return false;
 }
 
-/* The attribute an `if`'s condition tests (`if self.eval_mode:`, `if not self.args.train:`), a
- * pseudo-variable rooted at a parameter, and whether the side in_else says runs when it is truthy
- * (GUARD_TRUTHY) or falsy (GUARD_FALSY); IR_NONE for any other test. */
-static uint32_t attr_guard_of(const IrFunc *f, uint32_t op, bool in_else, int *how)
-{
-    if (op == IR_NONE) return IR_NONE;
-    const IrOp *cond = &f->ops.items[op];
-    bool neg = in_else;
-    if (cond->kind == IR_UNOP && cond->aux == UN_NOT && cond->a != IR_NONE) cond = &f->ops.items[cond->a], neg = !neg;
-    if (cond->kind != IR_ATTR || cond->var >= f->vars.len) return IR_NONE;
-    uint32_t root = cond->var;
-    for (int hops = 0; hops < 8 && f->vars.items[root].base != IR_NONE; hops++) root = f->vars.items[root].base;
-    if (f->vars.items[root].base != IR_NONE || !f->vars.items[root].is_param) return IR_NONE;
-    *how = neg ? GUARD_FALSY : GUARD_TRUTHY;
-    return cond->var;
-}
-
-/* Which side of a test of the attribute flag op sits on, inside loop li: +1 the side whose test
- * reads as how, -1 the other side, 0 under no test of it. */
-static int attr_flag_side(const IrFunc *f, const IrLoop *l, uint32_t op, const char *flag, int how)
-{
-    int depth = 0;
-    bool in_else = false;
-    for (uint32_t k = op; k-- > l->op + 1;) {
-        const IrOp *o = &f->ops.items[k];
-        if (o->kind == IR_END_IF) depth++;
-        else if (o->kind == IR_ELSE && depth == 0) in_else = true;
-        else if (o->kind == IR_IF && depth > 0) depth--;
-        else if (o->kind == IR_IF) {
-            int h = 0;
-            uint32_t v = attr_guard_of(f, o->a, in_else, &h);
-            if (v != IR_NONE && !strcmp(f->vars.items[v].name, flag)) return h == how ? 1 : -1;
-            in_else = false;
-        }
-    }
-    return 0;
-}
-
 /* The attribute-flag form of the shared loop: every backward and optimizer step of loop li runs on
  * one side of a test of an attribute (`if self.eval_mode: ... else: ... self.train_model()`, the
  * run() of a deep-RL agent that its driver calls with `agent.eval_mode = True`), and the other side
@@ -1438,33 +1439,14 @@ static bool report_attr_flag_branch(RuleCtx *c, Frozen *fz, const IrFunc *f, uin
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
     const IrLoop *l = &f->loops.items[li];
-    uint32_t stack[32], depth = 0, trained = 0, flag = IR_NONE;
     int flag_how = 0;
-    bool in_else[32] = {false};
-    for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind == IR_IF) {
-            if (depth == 32) return false;
-            in_else[depth] = false, stack[depth++] = i;
-            continue;
-        }
-        if (o->kind == IR_ELSE && depth) in_else[depth - 1] = true;
-        if (o->kind == IR_END_IF && depth) depth--;
-        if (o->kind != IR_CALL || !ff->reached[i] || !call_trains(c, f, i, true)) continue;
-        uint32_t guard = IR_NONE;
-        int how = 0;
-        for (uint32_t k = depth; k-- > 0 && guard == IR_NONE;) guard = attr_guard_of(f, f->ops.items[stack[k]].a, in_else[k], &how);
-        if (guard == IR_NONE ||
-            (flag != IR_NONE && (strcmp(f->vars.items[guard].name, f->vars.items[flag].name) || how != flag_how)))
-            return false;
-        flag = guard, flag_how = how, trained++;
-    }
-    if (flag == IR_NONE || !trained) return false;
+    uint32_t flag = training_guard(c, f, li, true, &flag_how, NULL, NULL);
+    if (flag == IR_NONE) return false;
     const char *fname = f->vars.items[flag].name;
     uint32_t call = IR_NONE;
     for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
         if (ff->reached[i] && !df_mode_off(f->ops.items[i].mode) && df_is_module_call(c->fx, f, i) &&
-            !model_frozen(c, fz, f, i) && attr_flag_side(f, l, i, fname, flag_how) < 0)
+            !model_frozen(c, fz, f, i) && flag_side(f, l, i, flag, true, flag_how) < 0)
             call = i;
     if (call == IR_NONE) return false;
     if (graph_kept_in_loop(c, f, li, call)) return false;

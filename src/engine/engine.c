@@ -180,7 +180,7 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
             }
             /* an object a lowercase helper of another file returned (`model = restore(path)`): its
              * class is unknown, so the method is also the duck-typed "#sketch", for the grad-off
-             * callers of the project (project__grad_off_masks) */
+             * callers of the project (project__call_masks) */
             if (dunder) names[nnames++] = dunder;
             if (recv != IR_NONE && REF_IS_EXTERN(ff->val[recv].ref) && nnames < 9 &&
                 REF_EXTERN_INDEX(ff->val[recv].ref) < fx->ext_classes.len &&

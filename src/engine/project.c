@@ -21,8 +21,8 @@ typedef struct ProjPlace {
     ExportedFunc *exports; /* only the functions that some file calls by name (Project.wanted) */
     uint32_t n_exports;
     bool changed;      /* its summaries changed when it was linted again */
-    uint64_t grad_off; /* bit k: some file calls exports[k] with grad off (project__grad_off_masks) */
-    uint64_t per_step; /* bit k: some file calls exports[k] once per training step (project__per_step_masks) */
+    uint64_t grad_off; /* bit k: some file calls exports[k] with grad off (project__call_masks) */
+    uint64_t per_step; /* bit k: some file calls exports[k] once per training step (project__call_masks) */
 } ProjPlace;
 
 /* The names one file calls. Files often call the same (every training script calls the same
@@ -47,9 +47,9 @@ struct Project {
     Arena arena;
     ProjFile *files;
     uint8_t *grad_findings; /* [file]: its last lint reported GL104 or GL108, which grad-off callers
-                             * of its functions can silence (project__grad_off_masks) */
+                             * of its functions can silence (project__call_masks) */
     uint8_t *step_costly;   /* [file]: it calls empty_cache() or gc.collect(), which per-step callers
-                             * of its functions make findings (project__per_step_masks) */
+                             * of its functions make findings (project__call_masks) */
     uint32_t n, cap;
     uint32_t round;
     ProjectLoad load;
@@ -554,51 +554,24 @@ uint64_t project_grad_off_mask(const Project *p, uint32_t i)
 
 /* Which exports each file's calls with grad off reach (`with torch.no_grad(): evaluate(net, val)`
  * in a script, evaluate in utils.py): a call in any file is enough, as for the calls inside one file
- * (loops.c, df_mark_grad_off_callees). A file whose mask changed is linted again (project_next_round
- * sets its bit in again). The first lint's calls decide: a caller that is itself called with grad off
- * from a third file is not followed. */
-static void project__grad_off_masks(Project *p, uint8_t *again)
+ * (loops.c, df_mark_grad_off_callees). With per_step, which Python exports some file calls once per
+ * training step instead (a loss object's __call__ that a trainer's step calls). A file whose mask
+ * changed is linted again (project_next_round sets its bit in again), if it can gain or lose a
+ * finding by it: one with a GL104 or GL108 finding (grad off), one that calls empty_cache() or
+ * gc.collect() (per step). The first lint's calls decide: a caller that is itself called with grad
+ * off from a third file is not followed. */
+static void project__call_masks(Project *p, bool per_step, uint8_t *again)
 {
     uint64_t *mask = gl_calloc(p->n ? p->n : 1, sizeof *mask);
-    for (uint32_t i = 0; i < p->n; i++) {
-        const ProjFile *f = &p->files[i];
-        for (uint32_t k = 0; f->calls && f->place && k < f->calls->n; k++) {
-            if (!f->calls->items[k].grad_off) continue;
-            uint32_t file;
-            const ExternSummary *s = project__resolve(f->place, f->calls->items[k].qual, &file);
-            if (!s) continue;
-            const ProjPlace *pl = p->files[file].place;
-            const ExportedFunc *e = (const ExportedFunc *)(const void *)((const char *)s - offsetof(ExportedFunc, summary));
-            uint32_t at = (uint32_t)(e - pl->exports);
-            if (at < 64) mask[file] |= 1ull << at;
-        }
-    }
-    for (uint32_t i = 0; i < p->n; i++) {
-        ProjPlace *pl = p->files[i].place;
-        /* (a file without a GL104 or GL108 finding has nothing grad off can change: its first
-         * lint stands, and its cache key keeps no mask) */
-        if (!pl || !p->grad_findings[i] || pl->grad_off == mask[i]) continue;
-        pl->grad_off = mask[i];
-        again[i] = 1;
-    }
-    gl_free(mask);
-}
-
-/* Which Python exports each file's calls run once per training step (a loss's __call__ that a
- * trainer's step calls, a helper called from another file's batch loop), as project__grad_off_masks
- * does for grad-off calls. Only a file that calls empty_cache() or gc.collect() can gain a finding
- * from it, so only such a file is linted again. */
-static void project__per_step_masks(Project *p, uint8_t *again)
-{
-    uint64_t *mask = gl_calloc(p->n ? p->n : 1, sizeof *mask);
+    const uint8_t *concerned = per_step ? p->step_costly : p->grad_findings;
     for (uint32_t i = 0; i < p->n; i++) {
         const ProjFile *f = &p->files[i];
         for (uint32_t k = 0; f->calls && f->place && k < f->calls->n; k++) {
             const ImportedCall *c = &f->calls->items[k];
-            if (!c->per_step || c->qual[0] == ':') continue;
+            if (per_step ? !c->per_step || c->qual[0] == ':' : !c->grad_off) continue;
             uint32_t file;
             const ExternSummary *s = project__resolve(f->place, c->qual, &file);
-            if (!s || !p->step_costly[file]) continue;
+            if (!s || (per_step && !concerned[file])) continue;
             const ProjPlace *pl = p->files[file].place;
             const ExportedFunc *e = (const ExportedFunc *)(const void *)((const char *)s - offsetof(ExportedFunc, summary));
             uint32_t at = (uint32_t)(e - pl->exports);
@@ -607,8 +580,10 @@ static void project__per_step_masks(Project *p, uint8_t *again)
     }
     for (uint32_t i = 0; i < p->n; i++) {
         ProjPlace *pl = p->files[i].place;
-        if (!pl || !p->step_costly[i] || pl->per_step == mask[i]) continue;
-        pl->per_step = mask[i];
+        if (!pl || !concerned[i]) continue;
+        uint64_t *have = per_step ? &pl->per_step : &pl->grad_off;
+        if (*have == mask[i]) continue;
+        *have = mask[i];
         again[i] = 1;
     }
     gl_free(mask);
@@ -651,8 +626,8 @@ uint32_t project_next_round(Project *p, uint32_t *which)
     if (!p->placed) project__begin(p);
     project__index(p);
     uint8_t *grad_off_changed = gl_calloc(p->n ? p->n : 1, 1);
-    project__grad_off_masks(p, grad_off_changed);
-    project__per_step_masks(p, grad_off_changed);
+    project__call_masks(p, false, grad_off_changed);
+    project__call_masks(p, true, grad_off_changed);
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->n; i++) {
         const ProjFile *f = &p->files[i];
