@@ -691,7 +691,7 @@ static uint32_t training_guard(RuleCtx *c, const IrFunc *f, uint32_t li, bool at
         if (o->kind == IR_ELSE && depth) in_else[depth - 1] = true;
         if (o->kind == IR_END_IF && depth) depth--;
         if (o->kind != IR_CALL || !ff->reached[i]) continue;
-        if (attr ? !call_trains(c, f, i, true) : !call_trains(c, f, i, false)) continue;
+        if (!call_trains(c, f, i, attr)) continue;
         uint32_t guard = IR_NONE;
         int how = 0;
         for (uint32_t k = depth; k-- > 0 && guard == IR_NONE;)

@@ -149,6 +149,10 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
         const FuncFacts *ff = &fx->funcs[fi];
         for (uint32_t op = 0; op < f->ops.len; op++) {
             const IrOp *o = &f->ops.items[op];
+            /* (empty_cache(), gc.collect(): another file's step loop calling its functions makes
+             * findings, GL301/GL302) */
+            if (o->kind == IR_CALL && o->qual && (!strcmp(o->qual, "torch.cuda.empty_cache") || !strcmp(o->qual, "gc.collect")))
+                out->step_costly = true;
             if (o->kind != IR_CALL || o->a == IR_NONE || !ff->reached[op]) continue;
             const char *q = f->ops.items[o->a].qual;
             char mbuf[256];
@@ -178,10 +182,10 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
                 if (!a) break;
                 names[nnames++] = a;
             }
+            if (dunder && nnames < 9) names[nnames++] = dunder;
             /* an object a lowercase helper of another file returned (`model = restore(path)`): its
              * class is unknown, so the method is also the duck-typed "#sketch", for the grad-off
              * callers of the project (project__call_masks) */
-            if (dunder) names[nnames++] = dunder;
             if (recv != IR_NONE && REF_IS_EXTERN(ff->val[recv].ref) && nnames < 9 &&
                 REF_EXTERN_INDEX(ff->val[recv].ref) < fx->ext_classes.len &&
                 !api_camel_last(fx->ext_classes.items[REF_EXTERN_INDEX(ff->val[recv].ref)])) {
@@ -224,13 +228,6 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
     out->calls = ARENA_NEW_N(&out->arena, ImportedCall, calls.len ? calls.len : 1);
     if (calls.len) memcpy(out->calls, calls.items, sizeof(ImportedCall) * calls.len);
     out->n_calls = calls.len;
-    for (uint32_t fi = 0; fi < m->funcs.len && !out->step_costly; fi++) {
-        const IrFunc *f = m->funcs.items[fi];
-        for (uint32_t op = 0; op < f->ops.len && !out->step_costly; op++)
-            out->step_costly = f->ops.items[op].kind == IR_CALL && f->ops.items[op].qual &&
-                               (!strcmp(f->ops.items[op].qual, "torch.cuda.empty_cache") ||
-                                !strcmp(f->ops.items[op].qual, "gc.collect"));
-    }
     array_free(&calls);
     strmap_free(&seen);
 }

@@ -78,9 +78,6 @@ uint32_t df_unique_method(const IrModule *m, const char *name)
     return t;
 }
 
-/* Does the function or method of the file that call op runs cut its argument k before using it
- * (`h = tuple([each.data for each in h])`, `h = h.detach()` first thing in a char-RNN's
- * predict())? A state fed back through it links nothing across calls. */
 /* `if h is None: h = init` at op (the load of h in the test): the op that ends the if when its
  * branch only binds a default (no model call, no return, no else), else IR_NONE. */
 static uint32_t df__none_default_end(const Facts *fx, const IrFunc *g, uint32_t op)
@@ -108,6 +105,9 @@ static uint32_t df__none_default_end(const Facts *fx, const IrFunc *g, uint32_t 
     return IR_NONE;
 }
 
+/* Does the function or method of the file that call op runs cut its argument k before using it
+ * (`h = tuple([each.data for each in h])`, `h = h.detach()` first thing in a char-RNN's
+ * predict())? A state fed back through it links nothing across calls. */
 bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op, uint32_t k)
 {
     uint32_t t = df_call_target(m, fx, f, op);
@@ -476,19 +476,27 @@ static uint32_t df__inline_grad_off_target(const IrModule *m, const IrFunc *f, c
     return fn->kind == VK_FUNC && fn->ref < m->funcs.len ? fn->ref : IR_NONE;
 }
 
+/* The name other files reach Python function fi by ("f", "Class#method" of a top-level class),
+ * written into buf; NULL for the module, nested functions, lambdas and C++ functions. */
+static const char *df__export_name(const IrModule *m, uint32_t fi, char *buf, size_t n)
+{
+    const IrFunc *f = m->funcs.items[fi];
+    if (fi == 0 || f->parent != 0 || f->is_lambda || !f->name || f->cxx_key) return NULL;
+    if (f->cls == IR_NONE) snprintf(buf, n, "%s", f->name);
+    else if (f->cls < m->classes.len) snprintf(buf, n, "%s#%s", m->classes.items[f->cls]->name, f->name);
+    else return NULL;
+    return buf;
+}
+
 /* Functions that some call in the file runs with grad off, directly (`with torch.no_grad():
  * evaluate(model)`) or because the calling function is itself called so (a few levels); and the
  * functions and methods another file calls so (Facts.ext_grad_off, by their export names). */
 void df_mark_grad_off_callees(const IrModule *m, Facts *fx)
 {
     for (uint32_t fi = 1; fi < m->funcs.len && fx->ext_grad_off; fi++) {
-        const IrFunc *f = m->funcs.items[fi];
-        if (f->parent != 0 || f->is_lambda || !f->name || f->cxx_key) continue;
         char name[256];
-        if (f->cls == IR_NONE) snprintf(name, sizeof name, "%s", f->name);
-        else if (f->cls < m->classes.len) snprintf(name, sizeof name, "%s#%s", m->classes.items[f->cls]->name, f->name);
-        else continue;
-        if (fx->ext_grad_off(fx->ext_ctx, name)) fx->funcs[fi].called_grad_off = 1;
+        if (df__export_name(m, fi, name, sizeof name) && fx->ext_grad_off(fx->ext_ctx, name))
+            fx->funcs[fi].called_grad_off = 1;
     }
     for (int pass = 0; pass < 6; pass++) {
         bool changed = false;
@@ -711,15 +719,9 @@ void df_mark_per_step_funcs(const IrModule *m, Facts *fx)
      * functions that another file's training loop calls (a trainer's train_step defined here), and
      * what a step loop or a hook calls (transitively, a few levels) */
     for (uint32_t fi = 0; fi < m->funcs.len && fx->ext_per_step; fi++) {
-        const IrFunc *f = m->funcs.items[fi];
         char name[256];
-        const char *key = f->cxx_key;
-        if (!key && fi && f->parent == 0 && !f->is_lambda && f->name) { /* Python: its export name */
-            if (f->cls == IR_NONE) snprintf(name, sizeof name, "%s", f->name);
-            else if (f->cls < m->classes.len) snprintf(name, sizeof name, "%s#%s", m->classes.items[f->cls]->name, f->name);
-            else continue;
-            key = name;
-        }
+        const char *key = m->funcs.items[fi]->cxx_key ? m->funcs.items[fi]->cxx_key
+                                                       : df__export_name(m, fi, name, sizeof name);
         if (key && fx->ext_per_step(fx->ext_ctx, key)) fx->funcs[fi].runs_per_step = 1;
     }
     for (int pass = 0; pass < 4; pass++) {
