@@ -1,7 +1,8 @@
 /* GL102 grad-tensor-collected: a grad tensor stored in a container that outlives the iteration.
  *
  * ## What it does
- * Flags `outputs.append(value)`, `.extend`, `.insert`, `history[key] = value` and
+ * Flags `outputs.append(value)`, `.extend`, `.insert`, a set's `.add(value)` (one argument: an
+ * unseen object's `tracker.add("loss", value)` is its own method), `history[key] = value` and
  * `outputs += [value]` inside a training, evaluation or sampling loop when the container lives
  * across the loop's iterations and `value` carries an autograd graph (also once per epoch:
  * `history.append(epoch_loss)` after the batches, where the epoch's sum keeps their graphs), and a tensor grown the same
@@ -614,8 +615,8 @@ void rule_GL102(RuleCtx *c)
                 const char *m = ir_call_method(f, i);
                 uint32_t r = ir_call_receiver(f, i);
                 if (!m || r == IR_NONE || o->nargs == 0 || df_call_extern(c->fx, f, i)) continue;
-                if (strcmp(m, "append") && strcmp(m, "extend") && strcmp(m, "insert") && strcmp(m, "add") &&
-                    strcmp(m, "appendleft"))
+                if ((strcmp(m, "append") && strcmp(m, "extend") && strcmp(m, "insert") && strcmp(m, "add") &&
+                     strcmp(m, "appendleft")) || !api_method_collects(m, o->nargs))
                     continue;
                 const AVal *cv = &ff->val[r];
                 /* tensors have no append(): `hist["loss"]` taken for one is a list all the same */

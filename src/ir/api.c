@@ -202,6 +202,13 @@ ApiEffect api_function(const char *qual)
     return hit == UINT32_MAX ? EFF_NONE : (ApiEffect)api_table[hit].effect;
 }
 
+/* A call of a container's method that stores its arguments: a set's add() takes one (`tracker.add(
+ * "loss", v)` is an object's method of unknown effect, a logger's or a meter's) */
+bool api_method_collects(const char *name, uint32_t nargs)
+{
+    return (api_method(name).flags & M_MUTATES) && (nargs == 1 || strcmp(name, "add"));
+}
+
 ApiMethod api_method(const char *name)
 {
     ApiMethod r = {EFF_NONE, 0};

@@ -72,6 +72,7 @@ ApiEffect api_function(const char *qual);
 /* Exact API_FN entries only (no prefixes): cheap, for hot predicates. */
 ApiEffect api_function_exact(const char *qual);
 ApiMethod api_method(const char *name);
+bool api_method_collects(const char *name, uint32_t nargs);
 /* Is name a method of the table itself (not only one whose name contains a part it lists)? */
 bool api_method_listed(const char *name); /* zero when unknown or NULL */
 ApiEffect api_attr(const char *name);

@@ -674,7 +674,8 @@ static AVal df_call(Interp *I, uint32_t op)
         }
         /* (a container taken for a tensor, `hist["loss"]` of a dict holding model outputs, is still
          * appended to: tensors have no append) */
-        if ((mflags & M_MUTATES) && (recv.kind != VK_TENSOR || !(mflags & M_TENSOR_TOO))) {
+        if ((mflags & M_MUTATES) && (recv.kind != VK_TENSOR || !(mflags & M_TENSOR_TOO)) &&
+            api_method_collects(method, nargs)) {
             if (rv != IR_NONE) {
                 AVal cv2 = env_get(I, rv);
                 uint8_t g = G_NONE;
