@@ -20,8 +20,8 @@
  * `torch.no_grad()` fixes both), nor one a Module's method returns from a loop without a backward
  * (a loss over samples or time steps, for the caller to differentiate).
  *
- * In a method that runs once per training step (Lightning's `training_step`, a helper it calls, a
- * method a training loop calls, or a method that takes one step itself: backward() and an
+ * In a method that runs once per training step (Lightning's `training_step`, a helper it calls,
+ * even when `test_step` calls it too under the framework's no_grad, a method a training loop calls, or a method that takes one step itself: backward() and an
  * optimizer step outside any loop, an agent's `learn()`), `self.epoch_loss += loss` is the same hazard without a loop in
  * sight: the attribute lives on the object across the steps, unless the method itself starts it
  * again. When the step's loss is differentiated after the method returns (the framework's
@@ -428,8 +428,9 @@ void rule_GL101(RuleCtx *c)
         const IrFunc *f = c->m->funcs.items[fi];
         const FuncFacts *ff = &c->fx->funcs[fi];
         /* an evaluation function the file calls under no_grad (`with torch.no_grad(): test(model,
-         * loader)`), training nothing itself: what it sums carries no graph there (as GL108) */
-        if (ff->called_grad_off && !ff->trains) continue;
+         * loader)`), training nothing itself: what it sums carries no graph there (as GL108);
+         * unless a training step calls it too (a Lightning module's shared_step) */
+        if (ff->called_grad_off && !ff->trains && !ff->per_step_grad_on) continue;
         if (ff->analysed) object_accumulations(c, f, ff);
         FnIndex idx;
         bool have_idx = false;

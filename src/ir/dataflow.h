@@ -96,6 +96,9 @@ typedef struct FuncFacts {
                          * inside one forward (time steps), however they look */
     uint8_t called_grad_off; /* some call of it in the file runs with grad off (`with torch.no_grad():
                               * evaluate(...)`), directly or through its callers */
+    uint8_t per_step_grad_on; /* and some call of it runs once per training step with grad on (a
+                               * Lightning module's shared_step, called by training_step and by
+                               * test_step) */
     uint8_t returns_loss; /* a framework differentiates what it returns (Lightning's training_step,
                            * Hugging Face Trainer.compute_loss): its result carries a graph */
 } FuncFacts;

@@ -737,7 +737,10 @@ void df_mark_per_step_funcs(const IrModule *m, Facts *fx)
                     if (f->loops.items[k].kind == LOOP_STEP) per_step = true;
                 if (!per_step) continue;
                 uint32_t t = df_call_target(m, fx, f, op);
-                if (t != IR_NONE) fx->funcs[t].runs_per_step = 1;
+                if (t == IR_NONE) continue;
+                fx->funcs[t].runs_per_step = 1;
+                if (!df_mode_off(o->mode) && (!ff->called_grad_off || ff->per_step_grad_on))
+                    fx->funcs[t].per_step_grad_on = 1;
             }
         }
     }
