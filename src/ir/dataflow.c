@@ -1612,6 +1612,9 @@ static void df_step(Interp *I, uint32_t op)
         break;
     case IR_RETURN: {
         AVal v = o->a == IR_NONE ? aval(VK_NONE, G_NONE, op) : val_of(I, o->a);
+        /* `def build(cfg) -> pl.LightningModule: return getattr(zoo, cfg.name)(...)`: a model,
+         * as its annotation says, when nothing else is known of it */
+        if (v.kind == VK_UNKNOWN && api_declared_type(I->f->ret_qual) == VK_MODULE) v.kind = VK_MODULE, v.grad = G_NONE;
         I->ff->ret = (I->ff->ret.flags & VF_UNSET) ? v : aval_join(&I->ff->ret, &v);
         df__note_tuple_return(I, o->a);
         r = v;

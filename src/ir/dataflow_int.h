@@ -38,8 +38,12 @@ static inline AVal aval_join(const AVal *a, const AVal *b)
     AVal r = *a;
     if (a->kind != b->kind) r.kind = VK_UNKNOWN;
     r.grad = GL_MAX(a->grad, b->grad);
+    /* a model on one path, something unknown on the other (`self.model = load(path)` or
+     * `build(cfg)`): an object that may be a model */
+    bool module_or_unknown = (a->kind == VK_MODULE && b->kind == VK_UNKNOWN) || (b->kind == VK_MODULE && a->kind == VK_UNKNOWN);
     r.elem = GL_MAX(a->elem, b->elem);
     r.flags = (uint16_t)((a->flags | b->flags) & ~VF_UNSET);
+    if (module_or_unknown) r.kind = VK_OBJECT, r.flags |= VF_MAYBE_MODULE;
     /* 0-dim on both paths; or a Python number or None on one (an accumulator's `total = 0`
      * before the loop that adds 0-dim tensors, `loss = None` when a branch has no loss): neither
      * can be indexed */

@@ -116,6 +116,7 @@ struct IrFunc {
                             * (ir_func_pseudo_var; see ir_func_index_pseudo) */
     Array(IrLoop) loops;
     Array(const char *) decorators; /* resolved dotted names */
+    const char *ret_qual; /* the return annotation, resolved (`-> nn.Module`); NULL: none */
     const char *cxx_key;   /* C++: "::ns::Class::method", the name other files' calls reach it by
                             * (cross-file summaries), or NULL */
 };

@@ -40,7 +40,7 @@ static uint32_t py_symbol_count;
 static TSFieldId fid_left, fid_right, fid_body, fid_condition, fid_consequence, fid_alternative,
     fid_name, fid_value, fid_object, fid_attribute, fid_function, fid_arguments, fid_subscript,
     fid_operator, fid_parameters, fid_superclasses, fid_definition, fid_alias, fid_module_name,
-    fid_type, fid_key, fid_subject;
+    fid_type, fid_key, fid_subject, fid_return_type;
 
 static void py__init_tables(void)
 {
@@ -69,6 +69,7 @@ static void py__init_tables(void)
     FID(fid_operator, "operator"); FID(fid_parameters, "parameters"); FID(fid_superclasses, "superclasses");
     FID(fid_definition, "definition"); FID(fid_alias, "alias"); FID(fid_module_name, "module_name");
     FID(fid_type, "type"); FID(fid_key, "key"); FID(fid_subject, "subject");
+    FID(fid_return_type, "return_type");
 #undef FID
     py_symbol_count = n;
     py_symbol_kind = kinds;
@@ -1130,6 +1131,8 @@ static void py__func_begin(Lower *L, const Work *w)
         }
     }
     py__params(L, f, ts_node_child_by_field_id(n, fid_parameters));
+    TSNode rt = is_lambda ? (TSNode){0} : ts_node_child_by_field_id(n, fid_return_type);
+    if (!ts_node_is_null(rt)) f->ret_qual = py__static_qual(L, py__kind(rt) == PN_TYPE ? ts_node_named_child(rt, 0) : rt);
 }
 
 static void py__func_end(Lower *L, const Work *w)
