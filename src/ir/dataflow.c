@@ -595,6 +595,26 @@ static AVal df_call(Interp *I, uint32_t op)
         uint32_t mflags = am.flags;
         uint32_t rv = ir_root_var(I->f, recv_op);
         if (me == EFF_BACKWARD) {
+            /* `accelerator.backward(loss)`, `engine.backward(loss)`: what an object differentiates
+             * for the caller is a loss with a graph, however it was computed (`get_reward(model,
+             * batch)` of a module gradleak cannot see) */
+            /* (an object given in or held, not `out.backward(grad_out)`, whose argument is the
+             * gradient) */
+            const IrOp *ro = recv_op != IR_NONE ? OP(I, recv_op) : NULL;
+            bool holder = recv.kind == VK_OBJECT ||
+                          (ro && ((ro->kind == IR_LOAD && ro->var < f->vars.len && f->vars.items[ro->var].is_param) ||
+                                  ro->kind == IR_ATTR));
+            if (holder && recv.kind != VK_TENSOR && !(recv.flags & VF_MODEL_OUT) && nargs && !f->kw.items[o->args]) {
+                const IrOp *lo = OP(I, f->args.items[o->args]);
+                if (lo->kind == IR_LOAD && lo->var != IR_NONE && lo->var < I->nvars) {
+                    AVal lv = env_get(I, lo->var);
+                    if (lv.grad < G_LIVE && !off && (lv.kind == VK_UNKNOWN || lv.kind == VK_TENSOR)) {
+                        lv.grad = G_LIVE, lv.kind = VK_TENSOR;
+                        if (lv.src == IR_NONE) lv.src = op;
+                        env_set(I, lo->var, lv);
+                    }
+                }
+            }
             if (!ir_const_true(f, api_call_kwarg(f, op, API_KW_RETAIN_GRAPH))) df__backward_effect(I, op);
             return r;
         }
