@@ -6,6 +6,8 @@
  * (`Variable = lambda *args, **kwargs: autograd.Variable(*args, **kwargs).cuda()`, the usual way
  * old notebooks moved every Variable to the GPU), or through a class of the file built on torch's
  * (`class Variable(autograd.Variable)` whose `__init__` moves the data and passes the rest on).
+ * Also the attribute form on a tensor or Variable: `x.volatile = True` (not an object's own
+ * `self.volatile`).
  *
  * ## Why is this bad?
  * `volatile=True` was how pre-0.4 code switched off graph construction for inference. Since
@@ -81,8 +83,19 @@ void rule_GL401(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
         const IrFunc *f = c->m->funcs.items[fi];
+        const FuncFacts *ff = &c->fx->funcs[fi];
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
+            if (o->kind == IR_SET_ATTR && o->name && !strcmp(o->name, "volatile") && o->a != IR_NONE &&
+                ff->analysed && ff->val[o->a].kind == VK_TENSOR) {
+                /* `x.volatile = True` on a Variable: the attribute form, just as ignored */
+                Diag *d = rule_report(c, o->span, SEV_ERROR,
+                                      "`.volatile` is ignored since PyTorch 0.4: setting it does not stop '%s' from "
+                                      "recording an autograd graph",
+                                      rule_text(c, f, o->a));
+                rule_hint(c, d, "Remove the assignment and run the inference code under `with torch.no_grad():`");
+                continue;
+            }
             if (o->kind != IR_CALL) continue;
             uint32_t v = ir_call_kwarg(f, i, "volatile");
             if (v == IR_NONE) continue;
