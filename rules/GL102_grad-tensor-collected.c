@@ -27,7 +27,9 @@
  * `Distribution.sample()` returns (no graph; `rsample()` keeps one), and a buffer the same loop
  * empties again (`buf.clear()`, or `buf = []` after the update every n steps, in Python and C++):
  * it holds at most one update's worth. Lists made afresh for each unroll and filled by the loop
- * that steps an environment (`env.step(action)`) hold one unroll, whoever consumes them. A class
+ * that steps an environment (`env.step(action)`) hold one unroll, whoever consumes them; so do the
+ * lists an episode function makes, fills in its one loop that steps the environment and trains
+ * nothing, and returns (`return total, log_probs, values` to an update in another file). A class
  * built on a LightningModule of another file (it defines `training_step(self, batch, batch_idx)`)
  * gets Lightning's hooks: its training_step runs once per batch, its validation_step without grad.
  * Nor is a slot the loop handed to a call and then overwrites with what the call returns (`out,
@@ -274,6 +276,24 @@ static bool emptied_in_loop(RuleCtx *c, Emptied *e, const IrFunc *f, uint32_t va
     return false;
 }
 
+/* Does a return statement of f hand variable var back, itself or as an element of a returned
+ * tuple or list display (`return total, steps, log_probs, values`)? */
+static bool returns_var(const IrFunc *f, uint32_t var)
+{
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_RETURN || o->a == IR_NONE) continue;
+        const IrOp *v = &f->ops.items[o->a];
+        if (v->kind == IR_LOAD && v->var == var) return true;
+        if (v->kind != IR_BUILD) continue;
+        for (uint32_t k = 0; k < v->nargs; k++) {
+            const IrOp *e = &f->ops.items[f->args.items[v->args + k]];
+            if (e->kind == IR_LOAD && e->var == var) return true;
+        }
+    }
+    return false;
+}
+
 /* cont_op is the container's op; for a concatenation (`acc = torch.cat([acc, v])`) the read of the
  * tensor that grows, whose value at the end of an iteration is judged by its graph, not its items. */
 static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op,
@@ -318,6 +338,13 @@ static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32
      * by the loop that steps the environment): bounded by the episode, whoever consumes them */
     if (l->parent != IR_NONE && cont->def != IR_NONE && ir_loop_contains(f, l->parent, cont->def) &&
         !ir_loop_contains(f, loop, cont->def) && rule_steps_env(c, f, loop))
+        return;
+    /* ... or made by the call, when the function runs one episode (`def run(agent, env)`: its
+     * lists, filled by its one loop that steps the environment and trains nothing, are returned to
+     * the update of a caller, maybe in another file) */
+    if (l->parent == IR_NONE && !f->vars.items[var].is_param && !f->vars.items[var].is_global &&
+        f->vars.items[var].base == IR_NONE && !l->has_backward && !l->has_opt_step && !l->has_step_call &&
+        !ff->trains && returns_var(f, var) && rule_steps_env(c, f, loop))
         return;
     /* writing each time step's output into a preallocated tensor is how a decoder builds the
      * sequence its loss needs: only a step loop's writes (one per batch) are unbounded */

@@ -731,7 +731,15 @@ static AVal df_call(Interp *I, uint32_t op)
         }
         /* `obs, reward, done, info = env.step(action)`: an environment stepped with the policy's
          * action returns what the simulator computed, no graph */
-        if (df_env_step_shape(mflags, nargs, args, &recv)) {
+        AVal action = nargs == 1 ? args[0] : aval(VK_UNKNOWN, G_NONE, IR_NONE);
+        if (nargs == 1 && !(action.flags & VF_MODEL_OUT)) {
+            /* `env.step(to_np(a_t))`: the action passed through a helper of the file */
+            const IrOp *ao = OP(I, f->args.items[o->args]);
+            if (ao->kind == IR_CALL && ao->nargs >= 1 && !f->kw.items[ao->args] &&
+                (val_of(I, f->args.items[ao->args]).flags & VF_MODEL_OUT))
+                action.flags |= VF_MODEL_OUT;
+        }
+        if (df_env_step_shape(mflags, nargs, &action, &recv)) {
             r.kind = VK_UNKNOWN, r.grad = G_NONE;
             return r;
         }
