@@ -27,7 +27,9 @@
  * again. When the step's loss is differentiated after the method returns (the framework's
  * backward, or the caller's), the activations are freed and the graph's nodes pile up on the host
  * (a warning); otherwise the activations stay on the device. The unsafe fix adds `.item()` (a
- * 0-dim value) or `.detach()`.
+ * 0-dim value) or `.detach()`. Not a sum over a loop that iterates the keys, values or items of a
+ * mapping the object holds (`for part in self.opts.keys()`: one term per optimizer, one call's
+ * sum); a loop over batches nested in it still counts.
  *
  * ## Why is this bad?
  * The sum is a tensor whose graph links every iteration's graph: nothing is ever freed. When the
@@ -422,6 +424,25 @@ static void per_step_attr_sum(RuleCtx *c, const IrFunc *f, const FuncFacts *ff, 
     }
 }
 
+/* Does loop l iterate the keys, values or items of a mapping the method's object holds (`for k in
+ * self.optimizers.keys()`, `for name, crit in self.criteria.items()`)? */
+static bool over_own_entries(const IrFunc *f, const IrLoop *l)
+{
+    uint32_t self_var = f->cls != IR_NONE ? ir_first_param(f) : IR_NONE;
+    if (self_var == IR_NONE || l->iter == IR_NONE || l->is_while) return false;
+    uint32_t at = l->iter;
+    const IrOp *o = &f->ops.items[at];
+    if (o->kind != IR_CALL) return false; /* (`for b in self.loader`: batches) */
+    const char *m = ir_call_method(f, at);
+    if (!m || o->nargs || (strcmp(m, "keys") && !(api_method(m).flags & M_ITEMS))) return false;
+    at = ir_call_receiver(f, at);
+    if (at == IR_NONE) return false;
+    o = &f->ops.items[at];
+    if (o->kind != IR_ATTR || o->a == IR_NONE) return false;
+    const IrOp *b = &f->ops.items[o->a];
+    return b->kind == IR_LOAD && b->var == self_var;
+}
+
 void rule_GL101(RuleCtx *c)
 {
     for (uint32_t fi = 0; fi < c->m->funcs.len; fi++) {
@@ -454,6 +475,9 @@ void rule_GL101(RuleCtx *c)
             /* a sampling loop that feeds the model's output back, without a backward: GL104 reports
              * it once, at the model call (as GL102) */
             if (l->kind == LOOP_FEEDBACK && !l->has_backward) continue;
+            /* a loop over what a mapping of the object holds (`for name in self.optimizers.keys()`:
+             * a GAN's generator and discriminator steps, one term each): one call's sum */
+            if (over_own_entries(f, l)) continue;
             /* a sum over sampled models or decoding steps that the function returns to a caller of
              * the file that trains on it (as GL102 and GL104) */
             /* ... and so is a loop of a Module's method that runs the model over samples or
