@@ -21,15 +21,16 @@
  * (a loss over samples or time steps, for the caller to differentiate).
  *
  * In a method that runs once per training step (Lightning's `training_step`, a helper it calls,
- * even when `test_step` calls it too under the framework's no_grad, a method a training loop calls, or a method that takes one step itself: backward() and an
- * optimizer step outside any loop, an agent's `learn()`), `self.epoch_loss += loss` is the same hazard without a loop in
- * sight: the attribute lives on the object across the steps, unless the method itself starts it
- * again. When the step's loss is differentiated after the method returns (the framework's
- * backward, or the caller's), the activations are freed and the graph's nodes pile up on the host
- * (a warning); otherwise the activations stay on the device. The unsafe fix adds `.item()` (a
- * 0-dim value) or `.detach()`. Not a sum over a loop that iterates the keys, values or items of a
- * mapping the object holds (`for part in self.opts.keys()`: one term per optimizer, one call's
- * sum); a loop over batches nested in it still counts.
+ * even when `test_step` calls it too under the framework's no_grad, a method a training loop calls,
+ * or a method that takes one step itself: backward() and an optimizer step outside any loop, an
+ * agent's `learn()`), `self.epoch_loss += loss` is the same hazard without a loop in sight: the
+ * attribute lives on the object across the steps, unless the method itself starts it again. When
+ * the step's loss is differentiated after the method returns (the framework's backward, or the
+ * caller's), the activations are freed and the graph's nodes pile up on the host (a warning);
+ * otherwise the activations stay on the device. The unsafe fix adds `.item()` (a 0-dim value) or
+ * `.detach()`. Not a sum over a loop that iterates the keys, values or items of a mapping the
+ * object holds (`for part in self.opts.keys()`: one term per optimizer, one call's sum); a loop
+ * over batches nested in it still counts.
  *
  * ## Why is this bad?
  * The sum is a tensor whose graph links every iteration's graph: nothing is ever freed. When the
