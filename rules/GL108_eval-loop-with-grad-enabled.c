@@ -25,6 +25,9 @@
  * written in the code, at most 16 (`for i in range(5)`, `n_show = 6`), shows a few single pictures
  * after training: it is no pass over a held-out set and is left alone.
  *
+ * Calling an object of another file's class whose `__call__` trains (a learner that fine-tunes a
+ * copy for a few steps) is training, not an evaluation.
+ *
  * What counts as running a model: a call of a module, a method of another file's class that runs
  * one (`critic.classify(x)`, `net.nll(x, y)`), in a Module's own method (`evaluate(self, dev)`) a
  * method of the class that no forward() reaches and that runs the class's submodules (a model

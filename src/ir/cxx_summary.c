@@ -314,6 +314,10 @@ const ExternSummary *df_call_extern(const Facts *fx, const IrFunc *f, uint32_t o
     char buf[256];
     const char *mq = r != IR_NONE ? df_method_qual(fx, &fx->funcs[f->index].val[r], ir_call_method(f, op), buf, sizeof buf)
                                   : NULL;
+    /* calling an object of another file's class runs its __call__ */
+    const AVal *cv = &fx->funcs[f->index].val[o->a];
+    if (r == IR_NONE && cv->kind == VK_OBJECT && REF_IS_EXTERN(cv->ref))
+        mq = df_method_qual(fx, cv, api_name(PY_NAME_CALL), buf, sizeof buf);
     return df_ext(fx, mq);
 }
 

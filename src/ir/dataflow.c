@@ -838,6 +838,21 @@ static AVal df_call(Interp *I, uint32_t op)
         return r;
     }
 
+    /* an object of another file's class that defines __call__ (a learner that unrolls and trains,
+     * a loss object): what its summary says, even when the object holds a model */
+    if (cv.kind == VK_OBJECT && REF_IS_EXTERN(cv.ref) && I->fx->ext) {
+        char cbuf[256];
+        const ExternSummary *cs = df_ext(I->fx, df_method_qual(I->fx, &cv, api_name(PY_NAME_CALL), cbuf, sizeof cbuf));
+        if (cs) {
+            AVal ret = df__extern_ret(cs, op), pos[16];
+            uint32_t np = 0;
+            pos[np++] = cv;
+            for (uint32_t i = 0; i < nargs && np < 16; i++)
+                if (!f->kw.items[o->args + i]) pos[np++] = args[i];
+            return df__extern_model_call(op, cs, df__apply_summary(I, op, &ret, pos, np));
+        }
+    }
+
     /* 5. calling a module (or something that behaves like one) */
     if (cv.kind == VK_MODULE || (cv.flags & VF_MAYBE_MODULE)) return df__model_output(I, op, &cv, max_arg);
 
