@@ -77,7 +77,11 @@
  * runs in a function of the file that the loop calls (`acc = score(model, X_test)`, through a few
  * such functions), the finding is on the model call in that function, with the call in the loop
  * beside it: one finding per such function, however many calls reach it, and one for each
- * function the loop calls that way (a direct model call: the first only).
+ * function the loop calls that way (a direct model call: the first only). With the files linted
+ * together, a function or method of this file that a loop of another file calls that way (after a
+ * training call of the iteration, grad on) is reported the same way, at its model call; not a
+ * method of a module class (`model.generate(img)` between steps: that is the model itself, and its
+ * decoding loops are the loop rules').
  *
  * And the shared-loop form: one epoch loop for training and evaluation (`def run_epoch(self,
  * loader, train=True)`), whose every backward and optimizer step runs under a test of one
@@ -1467,6 +1471,37 @@ static bool report_attr_flag_branch(RuleCtx *c, Frozen *fz, const IrFunc *f, uin
     return true;
 }
 
+/* The statement form across files: f runs a model once per call and trains nothing, and another
+ * file of the run calls it, grad on, after a training call of the same loop iteration
+ * (`trainer.test(X_test, Y_test)` after `trainer.train(X, Y)` in a script's epoch loop). Reported at
+ * its model call, as a function of the file that such a loop calls would be. */
+static void report_evaluated_after_training_elsewhere(RuleCtx *c, Frozen *fz, const IrFunc *f)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    /* (a model's own method, `generate()` or `sample()`, is the model: its loops are the loop
+     * rules', and a visualisation of a few samples between steps is not an evaluation run) */
+    if (!ff->called_after_train || ff->trains || df_func_backprops(c->fx, f->index) ||
+        df_func_stores_outside(c->m, f->index, false) || ir_func_in_module_class(c->m, f))
+        return;
+    uint32_t in = IR_NONE, at = helper_model_call(c, fz, f->index, &in);
+    if (at == IR_NONE) return;
+    uint64_t site = (uint64_t)in << 32 | at;
+    if (helper_seen(fz, site)) return;
+    array_push(&fz->helper_sites, site);
+    const IrFunc *g = c->m->funcs.items[in];
+    Diag *d = rule_report(c, g->ops.items[at].span, SEV_WARNING,
+                          "'%s' in '%s' runs with autograd on: another file of the run calls '%s' after a training "
+                          "step of its loop, and what it computes never reaches backward(): its forward keeps its "
+                          "activations for a backward that never comes (peak memory of training, 2-10x that of %s)",
+                          rule_text(c, g, at), rule_func_name(c, g->qualname), rule_func_name(c, f->qualname),
+                          rule_no_grad_name(c));
+    rule_trace(c, d, "a loop of another file calls '%s' after a backward, an optimizer step or a call that trains, "
+               "with grad on; '%s' returns no graph, stores nothing beyond the call and trains nothing",
+               rule_func_name(c, f->qualname), rule_func_name(c, f->qualname));
+    rule_hint(c, d, "Decorate '%s' with `@torch.no_grad()` when no caller trains on what it returns, or run the "
+              "call under `with torch.no_grad():`", rule_func_name(c, f->qualname));
+}
+
 void rule_GL108(RuleCtx *c)
 {
     Frozen fz;
@@ -1484,6 +1519,7 @@ void rule_GL108(RuleCtx *c)
         /* a unit test's forward on a toy input checks shapes, not the memory of a run */
         if (f->cls != IR_NONE && ir_class_derives_from(c->m, f->cls, "TestCase")) continue;
         uint32_t grad_off_at = first_grad_disable(c, f);
+        if (grad_off_at == IR_NONE) report_evaluated_after_training_elsewhere(c, &fz, f);
         uint8_t *var_t = NULL; /* report_eval_after_training's, once per function */
         uint32_t *next_train = NULL; /* trains_after's, once per function */
         if (grad_off_at == IR_NONE && ff->trains) {

@@ -109,6 +109,33 @@ static uint32_t engine__inherited(const IrModule *m, uint32_t ci, uint32_t *out,
     return out && n > cap ? cap : n;
 }
 
+/* Per loop of function fi, the first op of its body (nested loops included) that trains: a
+ * backward, an optimizer step, or a call of a function that trains or backpropagates (of this file
+ * or another's); UINT32_MAX where none does. NULL when fi has no loop. Freed by the caller. */
+static uint32_t *engine__first_training_ops(const IrModule *m, const Facts *fx, uint32_t fi)
+{
+    const IrFunc *f = m->funcs.items[fi];
+    const FuncFacts *ff = &fx->funcs[fi];
+    if (!f->loops.len || !ff->analysed) return NULL;
+    uint32_t *first = gl_malloc(sizeof *first * f->loops.len);
+    for (uint32_t li = 0; li < f->loops.len; li++) first[li] = UINT32_MAX;
+    for (uint32_t op = 0; op < f->ops.len; op++) {
+        if (f->ops.items[op].kind != IR_CALL || !ff->reached[op]) continue;
+        bool trains = df_is_backward_call(f, op) || df_is_optimizer_step(fx, f, op);
+        if (!trains) {
+            uint32_t t = df_call_target(m, fx, f, op);
+            if (t != IR_NONE) trains = t != fi && (fx->funcs[t].trains || df_func_backprops(fx, t));
+            else {
+                const ExternSummary *es = df_call_extern(fx, f, op);
+                trains = es && (es->trains || es->backprops);
+            }
+        }
+        for (uint32_t l = trains ? ir_op_loop(f, op) : IR_NONE; l != IR_NONE; l = f->loops.items[l].parent)
+            if (first[l] == UINT32_MAX) first[l] = op;
+    }
+    return first;
+}
+
 /* What other files linted with this one need from it (its functions' summaries), and what it needs
  * from them (the imported names it calls). */
 static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult *out)
@@ -147,6 +174,7 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
     for (uint32_t fi = 0; fi < m->funcs.len; fi++) {
         const IrFunc *f = m->funcs.items[fi];
         const FuncFacts *ff = &fx->funcs[fi];
+        uint32_t *first_train = engine__first_training_ops(m, fx, fi);
         for (uint32_t op = 0; op < f->ops.len; op++) {
             const IrOp *o = &f->ops.items[op];
             /* (empty_cache(), gc.collect(): another file's step loop calling its functions makes
@@ -207,8 +235,12 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
                         per_step = f->loops.items[l].kind == LOOP_STEP;
                     calls.items[k].per_step = per_step;
                 }
-                if (!listed && (df_mode_off(o->mode) || df_mode_off(f->base_mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE)))
-                    calls.items[k].grad_off = true;
+                bool off = df_mode_off(o->mode) || df_mode_off(f->base_mode) || (ff->called_grad_off && o->mode != GRAD_ENABLE);
+                if (!listed && off) calls.items[k].grad_off = true;
+                /* after a training call of the same loop iteration (`trainer.test(Xt, Yt)` after
+                 * `trainer.train(X, Y)`) */
+                uint32_t l = ir_op_loop(f, op);
+                if (!listed && !off && l != IR_NONE && first_train && first_train[l] < op) calls.items[k].after_train = true;
                 for (uint32_t i = 0; i < o->nargs; i++) {
                     if (f->kw.items[o->args + i]) continue;
                     const AVal *a = &ff->val[f->args.items[o->args + i]];
@@ -217,6 +249,7 @@ static void engine__project_facts(const IrModule *m, const Facts *fx, LintResult
                 }
             }
         }
+        gl_free(first_train);
     }
     for (uint32_t k = 0; k < m->imported.len; k++) { /* after the calls: run.c, lint_result_calls */
         const char *name = m->imported.items[k];
@@ -387,6 +420,7 @@ static int engine__lint_file(const char *path, const char *src, size_t len, Sour
     fx.ext_ctx = o->ext_ctx;
     fx.ext_per_step = o->ext_per_step;
     fx.ext_grad_off = o->ext_grad_off;
+    fx.ext_after_train = o->ext_after_train;
     gl_ctx_stage("dataflow");
     df_analyse(&m, &fx);
     engine__project_facts(&m, &fx, out);

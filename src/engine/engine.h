@@ -25,6 +25,7 @@ typedef struct LintOptions {
     void *ext_ctx;
     ExternPerStep ext_per_step; /* optional (C++): which of this file's functions others call each step */
     ExternPerStep ext_grad_off; /* optional: which of this file's functions another file calls with grad off */
+    ExternPerStep ext_after_train; /* optional: which of them another file calls after a training step */
 } LintOptions;
 
 /* How a C++ file was parsed (LintResult.cxx). */
@@ -42,6 +43,9 @@ typedef struct ImportedCall {
                        * helper): only says which modules the file names (duck-typed methods) */
     bool grad_off;   /* some call runs with grad off (`with torch.no_grad(): evaluate(net, val)`, or in a
                       * function called so): the callee's file marks it so (LintOptions.ext_grad_off) */
+    bool after_train; /* some call, with grad on, follows a training call in the iteration of a loop
+                       * (`trainer.train(X, Y); trainer.test(Xt, Yt)` per epoch): the callee's file
+                       * marks it so (LintOptions.ext_after_train) */
 } ImportedCall;
 
 /* A top-level function's summary, for the files that import it (see engine/project.h). */

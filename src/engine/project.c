@@ -23,6 +23,9 @@ typedef struct ProjPlace {
     bool changed;      /* its summaries changed when it was linted again */
     uint64_t grad_off; /* bit k: some file calls exports[k] with grad off (project__call_masks) */
     uint64_t per_step; /* bit k: some file calls exports[k] once per training step (project__call_masks) */
+    uint64_t after_train; /* bit k: some file calls exports[k] after a training call (project__call_masks) */
+    uint64_t after_train_seen; /* the same, from every lint so far, first or again (project_set): a caller
+                                * learns that `trainer.train()` trains from the other file's summary */
 } ProjPlace;
 
 /* The names one file calls. Files often call the same (every training script calls the same
@@ -75,6 +78,8 @@ struct Project {
 static const ExternSummary *project__lookup(void *ctx, const char *qual);
 static bool project__called_per_step(void *ctx, const char *name);
 static bool project__called_grad_off(void *ctx, const char *name);
+static bool project__called_after_train(void *ctx, const char *name);
+static const ExternSummary *project__resolve(const ProjPlace *from, const char *qual, uint32_t *file);
 
 Project *project_new(uint32_t n, ProjectLoad load, void *load_ctx)
 {
@@ -148,6 +153,7 @@ void project_attach(Project *p, uint32_t i, LintOptions *o)
     o->ext_ctx = p->files[i].place; /* NULL: none of its calls can reach another file */
     o->ext_per_step = p->per_step.len || (p->files[i].place && p->files[i].place->per_step) ? project__called_per_step : NULL;
     o->ext_grad_off = p->files[i].place && p->files[i].place->grad_off ? project__called_grad_off : NULL;
+    o->ext_after_train = p->files[i].place && p->files[i].place->after_train ? project__called_after_train : NULL;
 }
 
 /* The function a qualified name calls: "f" of "pkg.utils.f" or ".f". */
@@ -245,8 +251,8 @@ static const ProjCalls *project__calls(Project *p, const LintResult *r)
     sb_append(&key, "", 0);
     for (uint32_t k = 0; k < r->n_calls; k++) {
         sb_puts(&key, r->calls[k].qual);
-        sb_putc(&key, (char)('A' + r->calls[k].import_only * 16 + r->calls[k].grad_off * 8 + r->calls[k].per_step * 4 +
-                             r->calls[k].graph_arg * 2 + r->calls[k].module_arg));
+        sb_putc(&key, (char)('0' + r->calls[k].after_train * 32 + r->calls[k].import_only * 16 + r->calls[k].grad_off * 8 +
+                             r->calls[k].per_step * 4 + r->calls[k].graph_arg * 2 + r->calls[k].module_arg));
         sb_putc(&key, 0); /* a name never holds a NUL: the key is unambiguous */
     }
     uint32_t at = strmap_get(&p->lists, key.data, key.len);
@@ -288,6 +294,18 @@ void project_set(Project *p, uint32_t i, const char *path, const LintResult *r)
     if (p->placed) {
         bool changed = project__keep_exports(p, i, path, r, true);
         if (f->place) f->place->changed = changed;
+        /* a call after one that a summary made a training call (`trainer.test()` after
+         * `trainer.train()` of another file): the callee's file learns it in the next round */
+        for (uint32_t k = 0; f->place && k < r->n_calls; k++) {
+            if (!r->calls[k].after_train || r->calls[k].grad_off || r->calls[k].import_only) continue;
+            uint32_t file;
+            const ExternSummary *s = project__resolve(f->place, r->calls[k].qual, &file);
+            if (!s || !s->evaluates || s->trains || s->backprops) continue;
+            ProjPlace *pl = p->files[file].place;
+            const ExportedFunc *e = (const ExportedFunc *)(const void *)((const char *)s - offsetof(ExportedFunc, summary));
+            uint32_t at = (uint32_t)(e - pl->exports);
+            if (at < 64) pl->after_train_seen |= 1ull << at;
+        }
         /* C++: a call that a summary made a step loop's (train_step from a loop that now trains):
          * its callee's file learns it in the next round */
         for (uint32_t k = 0; k < r->n_calls; k++) {
@@ -552,6 +570,12 @@ uint64_t project_grad_off_mask(const Project *p, uint32_t i)
     return pl ? pl->grad_off : 0;
 }
 
+uint64_t project_after_train_mask(const Project *p, uint32_t i)
+{
+    const ProjPlace *pl = p->files[i].place;
+    return pl ? pl->after_train : 0;
+}
+
 /* Which exports each file's calls with grad off reach (`with torch.no_grad(): evaluate(net, val)`
  * in a script, evaluate in utils.py): a call in any file is enough, as for the calls inside one file
  * (loops.c, df_mark_grad_off_callees). With per_step, which Python exports some file calls once per
@@ -560,18 +584,24 @@ uint64_t project_grad_off_mask(const Project *p, uint32_t i)
  * finding by it: one with a GL104 or GL108 finding (grad off), one that calls empty_cache() or
  * gc.collect() (per step). The first lint's calls decide: a caller that is itself called with grad
  * off from a third file is not followed. */
-static void project__call_masks(Project *p, bool per_step, uint8_t *again)
+enum { MASK_GRAD_OFF, MASK_PER_STEP, MASK_AFTER_TRAIN };
+
+static void project__call_masks(Project *p, int which, uint8_t *again)
 {
     uint64_t *mask = gl_calloc(p->n ? p->n : 1, sizeof *mask);
-    const uint8_t *concerned = per_step ? p->step_costly : p->grad_findings;
+    const uint8_t *concerned = which == MASK_PER_STEP ? p->step_costly : which == MASK_GRAD_OFF ? p->grad_findings : NULL;
     for (uint32_t i = 0; i < p->n; i++) {
         const ProjFile *f = &p->files[i];
         for (uint32_t k = 0; f->calls && f->place && k < f->calls->n; k++) {
             const ImportedCall *c = &f->calls->items[k];
-            if (per_step ? !c->per_step || c->qual[0] == ':' : !c->grad_off) continue;
+            bool mark = which == MASK_PER_STEP ? c->per_step && c->qual[0] != ':'
+                      : which == MASK_GRAD_OFF ? c->grad_off : c->after_train && !c->grad_off;
+            if (!mark) continue;
             uint32_t file;
             const ExternSummary *s = project__resolve(f->place, c->qual, &file);
-            if (!s || (per_step && !concerned[file])) continue;
+            if (!s || (which == MASK_PER_STEP && !concerned[file])) continue;
+            /* (after training: only a function that runs a model and trains nothing can evaluate) */
+            if (which == MASK_AFTER_TRAIN && (!s->evaluates || s->trains || s->backprops)) continue;
             const ProjPlace *pl = p->files[file].place;
             const ExportedFunc *e = (const ExportedFunc *)(const void *)((const char *)s - offsetof(ExportedFunc, summary));
             uint32_t at = (uint32_t)(e - pl->exports);
@@ -580,13 +610,23 @@ static void project__call_masks(Project *p, bool per_step, uint8_t *again)
     }
     for (uint32_t i = 0; i < p->n; i++) {
         ProjPlace *pl = p->files[i].place;
-        if (!pl || !concerned[i]) continue;
-        uint64_t *have = per_step ? &pl->per_step : &pl->grad_off;
+        if (pl && which == MASK_AFTER_TRAIN) mask[i] |= pl->after_train_seen;
+        if (!pl || (concerned && !concerned[i])) continue;
+        uint64_t *have = which == MASK_PER_STEP ? &pl->per_step : which == MASK_GRAD_OFF ? &pl->grad_off : &pl->after_train;
         if (*have == mask[i]) continue;
         *have = mask[i];
         again[i] = 1;
     }
     gl_free(mask);
+}
+
+/* Is the export called name (the linted file's) called after a training call by some other file? */
+static bool project__called_after_train(void *ctx, const char *name)
+{
+    const ProjPlace *pl = ctx;
+    for (uint32_t k = 0; pl && k < pl->n_exports && k < 64; k++)
+        if ((pl->after_train >> k & 1) && !strcmp(pl->exports[k].name, name)) return true;
+    return false;
 }
 
 static const ExternSummary *project__lookup(void *ctx, const char *qual)
@@ -626,8 +666,9 @@ uint32_t project_next_round(Project *p, uint32_t *which)
     if (!p->placed) project__begin(p);
     project__index(p);
     uint8_t *grad_off_changed = gl_calloc(p->n ? p->n : 1, 1);
-    project__call_masks(p, false, grad_off_changed);
-    project__call_masks(p, true, grad_off_changed);
+    project__call_masks(p, MASK_GRAD_OFF, grad_off_changed);
+    project__call_masks(p, MASK_PER_STEP, grad_off_changed);
+    project__call_masks(p, MASK_AFTER_TRAIN, grad_off_changed);
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->n; i++) {
         const ProjFile *f = &p->files[i];

@@ -49,6 +49,7 @@ uint64_t project_per_step_mask(const Project *p, uint32_t i);
 /* Which of file i's exports another file calls with grad off (bit k: its k-th kept export): what
  * its lint was given through LintOptions.ext_grad_off, for the cache key. */
 uint64_t project_grad_off_mask(const Project *p, uint32_t i);
+uint64_t project_after_train_mask(const Project *p, uint32_t i); /* its exports others call after training */
 /* Attaches the other files' summaries to o, the options file i is linted with again. */
 void project_attach(Project *p, uint32_t i, LintOptions *o);
 

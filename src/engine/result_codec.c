@@ -55,7 +55,8 @@ void lint_result_encode(StrBuf *out, const LintResult *r)
     for (uint32_t i = 0; i < r->n_calls; i++) {
         put_str(out, r->calls[i].qual);
         put_u32(out, (r->calls[i].graph_arg ? 1u : 0u) | (r->calls[i].module_arg ? 2u : 0u) | (r->calls[i].per_step ? 4u : 0u) |
-                         (r->calls[i].grad_off ? 8u : 0u) | (r->calls[i].import_only ? 16u : 0u));
+                         (r->calls[i].grad_off ? 8u : 0u) | (r->calls[i].import_only ? 16u : 0u) |
+                         (r->calls[i].after_train ? 32u : 0u));
     }
     put_u32(out, n);
     for (uint32_t i = 0; i < n; i++) {
@@ -182,13 +183,14 @@ int lint_result_decode(const void *blob, size_t len, LintResult *out)
     out->calls = ARENA_NEW_N(arena, ImportedCall, out->n_calls ? out->n_calls : 1);
     for (uint32_t i = 0; i < out->n_calls && !r.bad; i++) {
         out->calls[i].qual = get_str(&r);
-        uint32_t f = get_small(&r, 31);
+        uint32_t f = get_small(&r, 63);
         if (!out->calls[i].qual) r.bad = true;
         out->calls[i].graph_arg = f & 1;
         out->calls[i].module_arg = (f & 2) != 0;
         out->calls[i].per_step = (f & 4) != 0;
         out->calls[i].grad_off = (f & 8) != 0;
         out->calls[i].import_only = (f & 16) != 0;
+        out->calls[i].after_train = (f & 32) != 0;
     }
     uint32_t n = get_count(&r, 16);
     for (uint32_t i = 0; i < n && !r.bad; i++) {

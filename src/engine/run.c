@@ -124,6 +124,8 @@ static uint64_t run__ext_key(const LintOptions *o, const Project *p, uint32_t i)
     if (per_step) h = cache_hash64(&per_step, sizeof per_step, h);
     uint64_t grad_off = project_grad_off_mask(p, i); /* its functions others call with grad off */
     if (grad_off) h = cache_hash64(&grad_off, sizeof grad_off, h ^ 0x67);
+    uint64_t after_train = project_after_train_mask(p, i); /* its functions others call after training */
+    if (after_train) h = cache_hash64(&after_train, sizeof after_train, h ^ 0x74);
     return h ? h : 1;
 }
 

@@ -99,6 +99,8 @@ typedef struct FuncFacts {
     uint8_t per_step_grad_on; /* and some call of it runs once per training step with grad on (a
                                * Lightning module's shared_step, called by training_step and by
                                * test_step) */
+    uint8_t called_after_train; /* another file calls it, grad on, after a training call of the same
+                                 * loop iteration (Facts.ext_after_train) */
     uint8_t returns_loss; /* a framework differentiates what it returns (Lightning's training_step,
                            * Hugging Face Trainer.compute_loss): its result carries a graph */
 } FuncFacts;
@@ -154,6 +156,7 @@ typedef struct Facts {
     ExternPerStep ext_per_step; /* optional (C++): this file's functions that other files call each step */
     ExternPerStep ext_grad_off; /* optional: this file's functions ("f", "Class#method") that another
                                  * file calls with grad off */
+    ExternPerStep ext_after_train; /* optional: this file's functions another file calls after training */
     Array(const char *) ext_classes; /* imported classes whose objects the file makes (REF_EXTERN_CLASS) */
     uint8_t *backprops; /* [function]: 0 not asked yet, 1 no, 2 it (or what it calls) runs a backward
                          * or an optimizer step somewhere (loops.c, df__func_backprops) */

@@ -493,10 +493,11 @@ static const char *df__export_name(const IrModule *m, uint32_t fi, char *buf, si
  * functions and methods another file calls so (Facts.ext_grad_off, by their export names). */
 void df_mark_grad_off_callees(const IrModule *m, Facts *fx)
 {
-    for (uint32_t fi = 1; fi < m->funcs.len && fx->ext_grad_off; fi++) {
+    for (uint32_t fi = 1; fi < m->funcs.len && (fx->ext_grad_off || fx->ext_after_train); fi++) {
         char name[256];
-        if (df__export_name(m, fi, name, sizeof name) && fx->ext_grad_off(fx->ext_ctx, name))
-            fx->funcs[fi].called_grad_off = 1;
+        if (!df__export_name(m, fi, name, sizeof name)) continue;
+        if (fx->ext_grad_off && fx->ext_grad_off(fx->ext_ctx, name)) fx->funcs[fi].called_grad_off = 1;
+        if (fx->ext_after_train && fx->ext_after_train(fx->ext_ctx, name)) fx->funcs[fi].called_after_train = 1;
     }
     for (int pass = 0; pass < 6; pass++) {
         bool changed = false;
