@@ -106,10 +106,10 @@ static const char *self_attr(RuleCtx *c, const IrFunc *f, uint32_t op)
     return self ? o->name : NULL;
 }
 
-/* Whether the value of val_op is what f returns (`return loss`, `return {"loss": loss, ...}`). */
-static bool is_returned(const IrFunc *f, uint32_t val_op)
+/* Whether variable var is what f returns (`return loss`, `return {"loss": loss, ...}`, `return
+ * total, steps, log_probs`). */
+static bool var_returned(const IrFunc *f, uint32_t var)
 {
-    uint32_t var = ir_root_var(f, val_op);
     if (var == IR_NONE) return false;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
@@ -126,6 +126,12 @@ static bool is_returned(const IrFunc *f, uint32_t val_op)
         }
     }
     return false;
+}
+
+/* Whether the value of val_op is what f returns. */
+static bool is_returned(const IrFunc *f, uint32_t val_op)
+{
+    return var_returned(f, ir_root_var(f, val_op));
 }
 
 /* Is op an empty list or dict display (`[]`, `{}`)? */
@@ -276,24 +282,6 @@ static bool emptied_in_loop(RuleCtx *c, Emptied *e, const IrFunc *f, uint32_t va
     return false;
 }
 
-/* Does a return statement of f hand variable var back, itself or as an element of a returned
- * tuple or list display (`return total, steps, log_probs, values`)? */
-static bool returns_var(const IrFunc *f, uint32_t var)
-{
-    for (uint32_t i = 0; i < f->ops.len; i++) {
-        const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_RETURN || o->a == IR_NONE) continue;
-        const IrOp *v = &f->ops.items[o->a];
-        if (v->kind == IR_LOAD && v->var == var) return true;
-        if (v->kind != IR_BUILD) continue;
-        for (uint32_t k = 0; k < v->nargs; k++) {
-            const IrOp *e = &f->ops.items[f->args.items[v->args + k]];
-            if (e->kind == IR_LOAD && e->var == var) return true;
-        }
-    }
-    return false;
-}
-
 /* cont_op is the container's op; for a concatenation (`acc = torch.cat([acc, v])`) the read of the
  * tensor that grows, whose value at the end of an iteration is judged by its graph, not its items. */
 static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32_t cont_op, uint32_t val_op,
@@ -344,7 +332,7 @@ static void report(RuleCtx *c, Emptied *em, const IrFunc *f, uint32_t at, uint32
      * the update of a caller, maybe in another file) */
     if (l->parent == IR_NONE && !f->vars.items[var].is_param && !f->vars.items[var].is_global &&
         f->vars.items[var].base == IR_NONE && !l->has_backward && !l->has_opt_step && !l->has_step_call &&
-        !ff->trains && returns_var(f, var) && rule_steps_env(c, f, loop))
+        !ff->trains && var_returned(f, var) && rule_steps_env(c, f, loop))
         return;
     /* writing each time step's output into a preallocated tensor is how a decoder builds the
      * sequence its loss needs: only a step loop's writes (one per batch) are unbounded */
