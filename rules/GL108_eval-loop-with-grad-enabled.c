@@ -892,14 +892,11 @@ static bool loop_trains_or_yields(const IrFunc *f, const IrLoop *l)
  * makes a training step (with whole_runs, also one that trains in a loop of its own)? */
 static bool call_trains(RuleCtx *c, const IrFunc *f, uint32_t op, bool whole_runs)
 {
-    if (df_is_backward_call(f, op) || df_is_optimizer_step(c->fx, f, op)) return true;
-    uint32_t t = df_call_target(c->m, c->fx, f, op);
-    if (t == IR_NONE) { /* `agent.learn()` of another file's class; `agent.update()` of one */
-        const ExternSummary *es = df_call_extern(c->fx, f, op);
-        if (!es) es = df_call_extern_listed(c->fx, f, op);
-        return es && (es->trains || (whole_runs && es->backprops));
-    }
-    return t != f->index && (c->fx->funcs[t].trains || (whole_runs && df_func_backprops(c->fx, t)));
+    if (df_call_trains(c->fx, f, op, whole_runs)) return true;
+    /* `agent.update()` of an object whose class nothing names, by the method's name alone */
+    if (df_call_target(c->m, c->fx, f, op) != IR_NONE || df_call_extern(c->fx, f, op)) return false;
+    const ExternSummary *es = df_call_extern_listed(c->fx, f, op);
+    return es && (es->trains || (whole_runs && es->backprops));
 }
 
 /* Does something train after loop li, in the rest of the enclosing loop's body (or of the

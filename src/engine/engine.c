@@ -121,15 +121,7 @@ static uint32_t *engine__first_training_ops(const IrModule *m, const Facts *fx, 
     for (uint32_t li = 0; li < f->loops.len; li++) first[li] = UINT32_MAX;
     for (uint32_t op = 0; op < f->ops.len; op++) {
         if (f->ops.items[op].kind != IR_CALL || !ff->reached[op]) continue;
-        bool trains = df_is_backward_call(f, op) || df_is_optimizer_step(fx, f, op);
-        if (!trains) {
-            uint32_t t = df_call_target(m, fx, f, op);
-            if (t != IR_NONE) trains = t != fi && (fx->funcs[t].trains || df_func_backprops(fx, t));
-            else {
-                const ExternSummary *es = df_call_extern(fx, f, op);
-                trains = es && (es->trains || es->backprops);
-            }
-        }
+        bool trains = df_call_trains(fx, f, op, true);
         for (uint32_t l = trains ? ir_op_loop(f, op) : IR_NONE; l != IR_NONE; l = f->loops.items[l].parent)
             if (first[l] == UINT32_MAX) first[l] = op;
     }

@@ -236,6 +236,10 @@ bool df_func_backprops(const Facts *fx, uint32_t fi);
 bool df_is_backward_call(const IrFunc *f, uint32_t op);
 /* Is call op `opt.step()` on an optimizer? */
 bool df_is_optimizer_step(const Facts *fx, const IrFunc *f, uint32_t op);
+/* Does call op of f train: a backward, an optimizer step, or a call of a function that makes a
+ * training step (of the file, or another file's by its summary); with whole_runs, also one that
+ * trains in a loop of its own (an epoch)? */
+bool df_call_trains(const Facts *fx, const IrFunc *f, uint32_t op, bool whole_runs);
 /* The function of the file that call op runs (a local function, or a method of a local class on
  * one of its objects: self.train_step(batch)); IR_NONE when unknown. */
 uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op);

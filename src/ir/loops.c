@@ -41,6 +41,17 @@ bool df_is_optimizer_step(const Facts *fx, const IrFunc *f, uint32_t op)
     return optim && graph;
 }
 
+bool df_call_trains(const Facts *fx, const IrFunc *f, uint32_t op, bool whole_runs)
+{
+    if (df_is_backward_call(f, op) || df_is_optimizer_step(fx, f, op)) return true;
+    uint32_t t = df_call_target(fx->m, fx, f, op);
+    if (t == IR_NONE) { /* `agent.learn()` of another file's class */
+        const ExternSummary *es = df_call_extern(fx, f, op);
+        return es && (es->trains || (whole_runs && es->backprops));
+    }
+    return t != f->index && (fx->funcs[t].trains || (whole_runs && df_func_backprops(fx, t)));
+}
+
 bool df_env_step_shape(uint32_t mflags, uint32_t nargs, const AVal *args, const AVal *recv)
 {
     return (mflags & M_STEP) && nargs == 1 && (args[0].flags & VF_MODEL_OUT) && recv->kind != VK_OPTIM &&
