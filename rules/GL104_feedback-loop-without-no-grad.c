@@ -17,7 +17,8 @@
  * sub-models with the state passed from one to the next); GL101 leaves such a sum alone too. Nor a
  * rollout of a recurrent policy that keeps what it computes on its object for the update
  * (`self.log_probs.append(lp)`, or a method of the class that stores what it is given): the
- * update backpropagates through the states fed back.
+ * update backpropagates through the states fed back. Nor a loop that cuts the state it feeds back
+ * every few steps (`if (t + 1) % k == 0: h = h.detach()`): the chain is bounded by k steps.
  *
  * ## Why is this bad?
  * Each step's output carries its graph, and feeding it back chains every step's graph to the next:
@@ -111,6 +112,48 @@ static bool keeps_rollout_for_update(RuleCtx *c, const IrFunc *f, const IrLoop *
     return false;
 }
 
+/* Is op a cut of var: `var.detach()`, `var.data`, or a tuple of cuts of its items
+ * (`(h[0].detach(), h[1].detach())`)? */
+static bool cut_of(const IrFunc *f, uint32_t op, uint32_t var, int depth)
+{
+    if (op == IR_NONE || depth > 2) return false;
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind == IR_BUILD) {
+        for (uint32_t k = 0; k < o->nargs; k++)
+            if (!cut_of(f, f->args.items[o->args + k], var, depth + 1)) return false;
+        return o->nargs > 0;
+    }
+    uint32_t base = IR_NONE;
+    if (o->kind == IR_CALL && ir_call_method(f, op) && !strcmp(ir_call_method(f, op), "detach")) base = ir_call_receiver(f, op);
+    else if (o->kind == IR_ATTR && o->name && !strcmp(o->name, "data")) base = o->a;
+    while (base != IR_NONE && f->ops.items[base].kind == IR_ITEM) base = f->ops.items[base].a;
+    return base != IR_NONE && f->ops.items[base].kind == IR_LOAD && f->ops.items[base].var == var;
+}
+
+/* Does loop l cut, under an if of its own (`if (t + 1) % k == 0: h = h.detach()`), a variable the
+ * model call op stores (directly or unpacked)? Truncation every k steps bounds the chain the
+ * fed-back state builds. */
+static bool cut_periodically(const IrFunc *f, const IrLoop *l, uint32_t call)
+{
+    uint32_t vars[8], nv = 0;
+    for (uint32_t i = call + 1; i < l->end && i < call + 24 && nv < 8; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_STORE && o->var != IR_NONE &&
+            (o->a == call || (o->a != IR_NONE && f->ops.items[o->a].kind == IR_UNPACK && f->ops.items[o->a].a == call)))
+            vars[nv++] = o->var;
+    }
+    int depth = 0;
+    for (uint32_t i = l->op + 1; i < l->end; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_IF) depth++;
+        else if (o->kind == IR_END_IF && depth) depth--;
+        if (o->kind != IR_STORE || !depth || o->var == IR_NONE) continue;
+        for (uint32_t k = 0; k < nv; k++)
+            if (o->var == vars[k] && cut_of(f, o->a, vars[k], 0)) return true;
+    }
+    return false;
+}
+
 /* Is the value of argument op the state as loop li found it (made before the loop or carried by its
  * back edge), or a tuple of such states (`(h, c)`)? */
 static bool as_found_state(const IrFunc *f, const FuncFacts *ff, uint32_t li, uint32_t op)
@@ -175,7 +218,7 @@ void rule_GL104(RuleCtx *c)
             /* a model's own method that returns what the loop decoded, graph and all (an
              * autoregressive decoder that forward() uses in training): the caller trains on it */
             if (rule_returns_graph_for_training(c, f)) break;
-            if (keeps_rollout_for_update(c, f, l)) continue;
+            if (keeps_rollout_for_update(c, f, l) || cut_periodically(f, l, i)) continue;
             const char *name = rule_text(c, f, a);
             Diag *d = rule_report(c, o->span, SEV_ERROR,
                                   "the loop at line %u feeds the model's output back into it ('%s') without "

@@ -23,7 +23,8 @@
  * its own (a training epoch, of the file or of another file of the run) is an epoch loop: the
  * validation pass it calls next is reported inside that pass. A loop that runs a count of times
  * written in the code, at most 16 (`for i in range(5)`, `n_show = 6`), shows a few single pictures
- * after training: it is no pass over a held-out set and is left alone.
+ * after training: it is no pass over a held-out set and is left alone, unless it is nested in
+ * another loop (samples drawn between training steps, a sliding window over each image of a set).
  *
  * Calling an object of another file's class whose `__call__` trains (a learner that fine-tunes a
  * copy for a few steps) is training, not an evaluation.
@@ -432,7 +433,9 @@ static bool few_fixed_iterations(RuleCtx *c, const IrFunc *f, uint32_t li, uint3
         const AVal *a = &ff->val[f->args.items[co->args + k]];
         if (a->carried == li || a->def == IR_NONE || !ir_loop_contains(f, li, a->def)) return false;
     }
-    if (l->iter == IR_NONE || l->is_while) return false;
+    /* (not one nested in another loop: samples shown between training steps, or a sliding window
+     * over each image of a set, run the model every time round the outer loop) */
+    if (l->iter == IR_NONE || l->is_while || l->parent != IR_NONE) return false;
     const IrOp *it = &f->ops.items[l->iter];
     if (it->kind != IR_CALL || it->a == IR_NONE || !it->nargs || it->nargs > 2) return false;
     const IrOp *callee = &f->ops.items[it->a];

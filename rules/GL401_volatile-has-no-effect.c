@@ -7,7 +7,7 @@
  * old notebooks moved every Variable to the GPU), or through a class of the file built on torch's
  * (`class Variable(autograd.Variable)` whose `__init__` moves the data and passes the rest on).
  * Also the attribute form on a tensor or Variable: `x.volatile = True` (not an object's own
- * `self.volatile`).
+ * `self.volatile`). Not `volatile=False`: that spells out the old default, a graph the code wants.
  *
  * ## Why is this bad?
  * `volatile=True` was how pre-0.4 code switched off graph construction for inference. Since
@@ -87,7 +87,7 @@ void rule_GL401(RuleCtx *c)
         for (uint32_t i = 0; i < f->ops.len; i++) {
             const IrOp *o = &f->ops.items[i];
             if (o->kind == IR_SET_ATTR && o->name && !strcmp(o->name, "volatile") && o->a != IR_NONE &&
-                ff->analysed && ff->val[o->a].kind == VK_TENSOR) {
+                ff->analysed && ff->val[o->a].kind == VK_TENSOR && !(o->b != IR_NONE && ir_const_false(f, o->b))) {
                 /* `x.volatile = True` on a Variable: the attribute form, just as ignored */
                 Diag *d = rule_report(c, o->span, SEV_ERROR,
                                       "`.volatile` is ignored since PyTorch 0.4: setting it does not stop '%s' from "
@@ -98,7 +98,7 @@ void rule_GL401(RuleCtx *c)
             }
             if (o->kind != IR_CALL) continue;
             uint32_t v = ir_call_kwarg(f, i, "volatile");
-            if (v == IR_NONE) continue;
+            if (v == IR_NONE || ir_const_false(f, v)) continue; /* False: the graph the code asks for */
             const char *q = o->qual ? strrchr(o->qual, '.') : NULL;
             q = q ? q + 1 : o->qual;
             const char *name = q ? q : ir_call_method(f, i);

@@ -234,6 +234,20 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
     return r;
 }
 
+/* Is call op, on a model whose class nothing shows, a method torch does not define (and no class
+ * of the file or the run answers for by name) given a tensor: `self.network.features(x)`? */
+static bool df__unknown_model_method(Interp *I, uint32_t op, const char *method, const AVal *args, uint32_t nargs)
+{
+    if (!method || method[0] == '_' || api_method_listed(method)) return false;
+    ApiMethod am = api_method(method);
+    if (am.flags || am.effect != EFF_NONE || df_duck_method_plain(I, method) ||
+        strmap_get(&I->fx->method_names, method, strlen(method)) != UINT32_MAX)
+        return false;
+    for (uint32_t i = 0; i < nargs; i++)
+        if (!I->f->kw.items[OP(I, op)->args + i] && args[i].kind == VK_TENSOR) return true;
+    return false;
+}
+
 /* The value of a call whose callee returns `ret` (a summary: grad G_MAY with pmask means "derived
  * from these parameters"), given the positional arguments. */
 static AVal df__apply_summary(Interp *I, uint32_t op, const AVal *ret, const AVal *args, uint32_t nargs)
@@ -690,6 +704,14 @@ static AVal df_call(Interp *I, uint32_t op)
             r.grad = G_MAY;
             /* a method of a model the function then differentiates: it ran the model's forward */
             if (I->bw_calls[op] && !off) r.grad = G_LIVE, r.src = op, r.kind = VK_TENSOR;
+            else if ((recv.ref == IR_NONE || REF_IS_EXTERN(recv.ref)) && df__unknown_model_method(I, op, method, args, nargs)) {
+                /* `self.network.features(x)`, `model.encode(src)` of a model whose class nothing
+                 * shows (not one of the file's, whose `self.conv1(x)` is a submodule): a method
+                 * torch does not define, given a tensor, runs the model's submodules (its graph
+                 * left open: it may detach or return numbers) */
+                r = df__model_output(I, op, &recv, max_arg);
+                r.grad = GL_MIN(r.grad, G_MAY);
+            }
             return r;
         }
         /* (a container taken for a tensor, `hist["loss"]` of a dict holding model outputs, is still
@@ -880,6 +902,11 @@ static AVal df_call(Interp *I, uint32_t op)
     }
     r.grad = max_arg >= G_POST ? max_arg : (cv.kind == VK_MODREF ? G_NONE : (max_arg ? G_MAY : G_NONE));
     if (df__detaching_name(df__callee_name(I, op))) r.grad = G_NONE; /* utils.detach(log), to_numpy(out) */
+    /* a function gradleak cannot see, handed the optimizer (`train_reinforce(opt, log_probs,
+     * returns)`): it differentiates and steps; what it returns (a loss, `.item()` or not) may carry
+     * only a graph its backward already freed */
+    for (uint32_t i = 0; i < nargs && r.grad > G_MAY; i++)
+        if (args[i].kind == VK_OPTIM) r.grad = G_MAY;
     r.src = arg_src;
     r.flags = arg_flags & (VF_MODEL_OUT | VF_BATCH);
     r.pmask = pmask;
@@ -1071,6 +1098,18 @@ bool df_class_module_attr(Interp *I, uint32_t ci, const char *attr)
                 const IrOp *ro = &g->ops.items[recv];
                 if ((ro->kind != IR_ATTR && ro->kind != IR_LOAD) || ro->var == IR_NONE) continue;
                 const IrVar *v = &g->vars.items[ro->var];
+                if (ro->kind == IR_LOAD && v->is_param && ro->var != self) {
+                    /* `self.model = model` of a parameter the method also treats as a module
+                     * (`self.params = model.parameters()`) */
+                    for (uint32_t s = 0; s < g->ops.len; s++) {
+                        const IrOp *so = &g->ops.items[s];
+                        if (so->kind != IR_SET_ATTR || !so->name || so->a == IR_NONE || so->b == IR_NONE) continue;
+                        const IrOp *obj = &g->ops.items[so->a], *val = &g->ops.items[so->b];
+                        if (obj->kind == IR_LOAD && obj->var == self && val->kind == IR_LOAD && val->var == ro->var)
+                            df__add_module_attr(cf, so->name);
+                    }
+                    continue;
+                }
                 /* self.net, or a path below self (`self.ema.model.eval()`: "ema.model") */
                 uint32_t root = v->base;
                 for (int d = 0; d < 4 && root != IR_NONE && root != self; d++) root = g->vars.items[root].base;

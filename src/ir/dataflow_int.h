@@ -134,6 +134,9 @@ void df_env_live(const DfNode *e, uint8_t height, uint32_t nvars, DfVarList *out
 /* prescan.c: evidence gathered from the whole function before it is interpreted (which variables
  * carry a graph, which are models). */
 void df_prescan(Interp *I);
+/* prescan.c: is name a method of another file's class, known to return no graph and no model
+ * output, whatever the receiver (`tracker.log(x)`)? */
+bool df_duck_method_plain(const Interp *I, const char *name);
 /* dataflow.c: does a method of class ci call a Module-only method (`.train()`, `.parameters()`) on
  * self.<attr>? Then self.<attr> holds a model. */
 bool df_class_module_attr(Interp *I, uint32_t ci, const char *attr);

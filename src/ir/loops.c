@@ -28,15 +28,16 @@ bool df_is_optimizer_step(const Facts *fx, const IrFunc *f, uint32_t op)
     uint32_t r = mname ? ir_call_receiver(f, op) : IR_NONE;
     const FuncFacts *ff = &fx->funcs[f->index];
     if (r != IR_NONE && (api_method(mname).flags & M_STEP) && ff->val[r].kind == VK_OPTIM) return true;
-    /* a helper gradleak cannot see, handed the optimizer and a loss that carries a graph
-     * (`self.take_optimisation_step(self.opt, self.net, loss)` of a base class in another file):
+    /* a helper gradleak cannot see, handed the optimizer and a loss that carries a graph, or a list
+     * of such (`self.take_optimisation_step(self.opt, self.net, loss)` of a base class in another file):
      * it steps the optimizer on that loss */
     if (o->kind != IR_CALL || o->nargs < 2 || df_call_target(fx->m, fx, f, op) != IR_NONE) return false;
     bool optim = false, graph = false;
     for (uint32_t k = 0; k < o->nargs; k++) {
         const AVal *a = &ff->val[f->args.items[o->args + k]];
         if (a->kind == VK_OPTIM) optim = true;
-        else if (a->grad >= G_POST && a->kind != VK_MODULE && !(a->flags & VF_MAYBE_MODULE)) graph = true;
+        else if (GL_MAX(a->grad, a->elem) >= G_POST && a->kind != VK_MODULE && !(a->flags & VF_MAYBE_MODULE))
+            graph = true; /* (or a list of them: `reinforce_update(opt, log_probs, returns)`) */
     }
     return optim && graph;
 }

@@ -6,7 +6,7 @@
 
 /* Does every class of the run that defines method `name` return something other than a model's
  * output (what a call on an object of unknown class reaches, df_method_qual)? */
-static bool df__duck_method_plain(const Interp *I, const char *name)
+bool df_duck_method_plain(const Interp *I, const char *name)
 {
     if (!I->fx->ext || !name) return false;
     char buf[256];
@@ -82,7 +82,7 @@ static void df__prescan_feedback_calls(Interp *I)
                 continue;
             /* `hidden = model.repackage_hidden(hidden)`: a method another file's class defines
              * that returns no model output is no recurrent model */
-            if (df__duck_method_plain(I, callee->name)) continue;
+            if (df_duck_method_plain(I, callee->name)) continue;
         } else if (callee->kind != IR_LOAD) {
             continue;
         }
@@ -365,7 +365,7 @@ static void df__prescan_batch_calls(Interp *I)
         else if (callee->kind == IR_ATTR && callee->var != IR_NONE && callee->var < nv && callee->a != IR_NONE &&
                  f->ops.items[callee->a].kind == IR_LOAD && f->ops.items[callee->a].var < nv &&
                  is_param[f->ops.items[callee->a].var] && callee->name && !api_method(callee->name).flags &&
-                 !api_method(callee->name).effect && !df__duck_method_plain(I, callee->name) &&
+                 !api_method(callee->name).effect && !df_duck_method_plain(I, callee->name) &&
                  /* (a class of the file that defines it answers for the call) */
                  strmap_get(&I->fx->method_names, callee->name, strlen(callee->name)) == UINT32_MAX)
             I->module_vars[callee->var] = 1;

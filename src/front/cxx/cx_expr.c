@@ -442,6 +442,18 @@ CXCursor cx_unwrap(Lower *L, CXCursor c)
     return c;
 }
 
+/* A name clang left unresolved in a dependent expression of the shadow (`torch::cat({buf, out}, 1)`
+ * with `out` of a type the shadow does not know): torch's function, by the name as written, pushed
+ * as a load of it. False when the text is no torch:: or at:: name. */
+static bool cx__push_torch_by_text(Lower *L, Span sp)
+{
+    const char *text = sp.end > sp.start && sp.end - sp.start < 96 ? cx_text(L, sp) : "";
+    if (strncmp(text, "torch::", 7) != 0 && strncmp(text, "at::", 4) != 0) return false;
+    if (strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:") != strlen(text)) return false;
+    push_val(L, cx_load(L, sp, "torch", cx_py_qual(L, text)));
+    return true;
+}
+
 static bool cx__std_fn(Lower *L, CXCursor ref, const char *name)
 {
     if (cx_A->clang_Cursor_isNull(ref)) return false;
@@ -511,12 +523,14 @@ void cx_expr(Lower *L, const Work *w, Schedule *s)
         if (k == CXCursor_OverloadedDeclRef && cx_A->clang_getNumOverloadedDecls(c) > 0) r = cx_A->clang_getOverloadedDecl(c, 0);
         const char *name = cx_spelling(L, c);
         if (cx_A->clang_Cursor_isNull(r)) {
+            if (cx__push_torch_by_text(L, sp)) return;
             push_val(L, name[0] ? cx_load(L, sp, name, NULL) : cx_const(L, sp, CONST_OTHER, NULL));
             return;
         }
         enum CXCursorKind rk = cx_A->clang_getCursorKind(r);
         if (rk == CXCursor_EnumConstantDecl) { push_val(L, cx_const(L, sp, CONST_OTHER, name)); return; }
         if (cx_is_main(r) || rk == CXCursor_ParmDecl) {
+            if (L->shadow && cx__push_torch_by_text(L, sp)) return; /* the shadow's using-declaration */
             /* a variable or function of this file: by name (static members by their own name) */
             push_val(L, cx_load(L, sp, cx_spelling(L, r), NULL));
             return;
@@ -537,6 +551,7 @@ void cx_expr(Lower *L, const Work *w, Schedule *s)
             if (cx_is_expr(L->kids.items[i])) base = L->kids.items[i], has_base = true;
         L->kids.len = first;
         if (!has_base && L->shadow && !L_fn(L)->has_self) {
+            if (cx__push_torch_by_text(L, sp)) return;
             /* a free function of the shadow: an unknown name is a variable of its own */
             push_val(L, cx_load(L, sp, name, NULL));
             return;

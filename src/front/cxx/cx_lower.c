@@ -956,7 +956,8 @@ static void cx__run(Lower *L, CXCursor tu_cursor, Span whole, Schedule *s)
 
 /* The namespace-level function definitions that go to the shadow source: those clang dropped
  * (no function of the AST starts inside them: `void Runner::warm(int n) {...}` of a class whose
- * header was not found) and those with an unknown name in their body (`img.to(at::kCUDA);`).
+ * header was not found) and those with an unknown name in their parameters or body
+ * (`double accuracy(Data &d, ResNet model)`, `img.to(at::kCUDA);`).
  * Their ranges go to L->skip (the AST's functions there are not lowered from the AST). */
 static void cx__shadow_select(Lower *L, CXTranslationUnit tu, const void *undeclared_v, CxShadowFns *out)
 {
@@ -991,7 +992,7 @@ static void cx__shadow_select(Lower *L, CXTranslationUnit tu, const void *undecl
         bool covered = false, unknown = false;
         for (uint32_t k = 0; k < starts.len && !covered; k++) covered = starts.items[k] >= fn->start && starts.items[k] < fn->end;
         for (uint32_t k = 0; k < undeclared->len && !unknown; k++)
-            unknown = undeclared->items[k] > fn->brace && undeclared->items[k] < fn->end;
+            unknown = undeclared->items[k] > fn->name && undeclared->items[k] < fn->end;
         if (covered && !unknown) continue;
         array_push(out, *fn);
         array_push(&L->skip, fn->start);

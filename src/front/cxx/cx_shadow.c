@@ -7,9 +7,11 @@
  *
  * so that every unknown name becomes a dependent member and clang keeps the whole body with the
  * shape of each expression (`model_->forward(x)`, `outputs_.push_back(out)`): lowered as usual,
- * with types partly unknown. Segments map the shadow's bytes back to the file's. Lexical only:
+ * with types partly unknown. A return type naming a member of an unknown scope (`cv::Mat`) becomes
+ * `auto` (the templates are never instantiated). Segments map the shadow's bytes back to the file's. Lexical only:
  * comments, strings, character literals and preprocessor lines are skipped; `#if 0` blocks too. */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include "front/cxx/cx_shadow.h"
 
@@ -178,6 +180,25 @@ static void sh__seg(CxShadow *sh, const char *s, uint32_t from, uint32_t to)
     sb_append(&sh->text, s + from, to - from);
 }
 
+/* Does s[from, to) name a scope that usings declares as a dependent value (`cv::` with
+ * "using GlB::cv;")? */
+static bool sh__unknown_scope(const char *s, uint32_t from, uint32_t to, const char *usings)
+{
+    if (!usings) return false;
+    for (uint32_t i = from; i + 2 < to; i++) {
+        if (!sh__ident(s[i]) || (i > from && sh__ident(s[i - 1]))) continue;
+        uint32_t e = i;
+        while (e < to && sh__ident(s[e])) e++;
+        if (e + 1 < to && s[e] == ':' && s[e + 1] == ':' && e - i < 120) {
+            char want[140];
+            snprintf(want, sizeof want, "using GlB::%.*s;", (int)(e - i), s + i);
+            if (strstr(usings, want)) return true;
+        }
+        i = e;
+    }
+    return false;
+}
+
 void cx_shadow_build(CxShadow *sh, const char *s, size_t len, const CxShadowFn *fns, uint32_t n, const char *usings)
 {
     sb_init(&sh->text);
@@ -205,7 +226,10 @@ void cx_shadow_build(CxShadow *sh, const char *s, size_t len, const CxShadowFn *
             const CxShadowFn *fb = &fns[b];
             if (done[b] || fb->cls_end - fb->cls != clen || memcmp(s + fb->cls, s + fa->cls, clen) != 0) continue;
             done[b] = true;
-            sh__seg(sh, s, fb->start, fb->qual); /* the return type */
+            /* the return type, or `auto` when it names a member of an unknown scope (`cv::Mat`
+             * with `using GlB::cv;`: no type clang can parse; the template is never instantiated) */
+            if (sh__unknown_scope(s, fb->start, fb->qual, usings)) sb_puts(&sh->text, "auto");
+            else sh__seg(sh, s, fb->start, fb->qual);
             sb_putc(&sh->text, ' ');
             sh__seg(sh, s, fb->name, fb->end);   /* name, parameters, initializers, body */
             sb_putc(&sh->text, '\n');
