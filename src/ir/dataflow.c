@@ -235,7 +235,8 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
 }
 
 /* Is call op, on a model whose class nothing shows, a method torch does not define (and no class
- * of the file or the run answers for by name) given a tensor: `self.network.features(x)`? */
+ * of the file or the run answers for by name) given a tensor and no optimizer:
+ * `self.network.features(x)`? */
 static bool df__unknown_model_method(Interp *I, uint32_t op, const char *method, const AVal *args, uint32_t nargs)
 {
     if (!method || method[0] == '_' || api_method_listed(method)) return false;
@@ -243,9 +244,12 @@ static bool df__unknown_model_method(Interp *I, uint32_t op, const char *method,
     if (am.flags || am.effect != EFF_NONE || df_duck_method_plain(I, method) ||
         strmap_get(&I->fx->method_names, method, strlen(method)) != UINT32_MAX)
         return false;
-    for (uint32_t i = 0; i < nargs; i++)
-        if (!I->f->kw.items[OP(I, op)->args + i] && args[i].kind == VK_TENSOR) return true;
-    return false;
+    bool tensor = false;
+    for (uint32_t i = 0; i < nargs; i++) {
+        if (args[i].kind == VK_OPTIM) return false; /* `model->train_step(x, y, opt)`: it trains */
+        if (!I->f->kw.items[OP(I, op)->args + i] && args[i].kind == VK_TENSOR) tensor = true;
+    }
+    return tensor;
 }
 
 /* The value of a call whose callee returns `ret` (a summary: grad G_MAY with pmask means "derived
@@ -704,7 +708,8 @@ static AVal df_call(Interp *I, uint32_t op)
             r.grad = G_MAY;
             /* a method of a model the function then differentiates: it ran the model's forward */
             if (I->bw_calls[op] && !off) r.grad = G_LIVE, r.src = op, r.kind = VK_TENSOR;
-            else if ((recv.ref == IR_NONE || REF_IS_EXTERN(recv.ref)) && df__unknown_model_method(I, op, method, args, nargs)) {
+            else if ((recv.kind == VK_MODULE ? recv.ref == IR_NONE || REF_IS_EXTERN(recv.ref) : recv.ref == IR_NONE) &&
+                     df__unknown_model_method(I, op, method, args, nargs)) {
                 /* `self.network.features(x)`, `model.encode(src)` of a model whose class nothing
                  * shows (not one of the file's, whose `self.conv1(x)` is a submodule): a method
                  * torch does not define, given a tensor, runs the model's submodules (its graph

@@ -669,7 +669,10 @@ void df_classify_loops(const IrModule *m, Facts *fx, const IrFunc *f)
                                                                    !l->has_feedback && !batches)))
             l->kind = LOOP_SEQUENCE;
         else if (l->has_backward || l->has_opt_step) l->kind = LOOP_STEP;
-        else if (!batches && parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP)
+        /* (but not a loop that feeds the model its own output after the iteration's last backward:
+         * `img = nca(img)` to write pictures once the step is done is sampling) */
+        else if (!batches && parent && (parent->has_backward || parent->has_opt_step) && parent->kind == LOOP_STEP &&
+                 !(l->has_feedback && parent->has_backward && (next_bw[l->end] == IR_NONE || next_bw[l->end] >= parent->end)))
             l->kind = LOOP_SEQUENCE;
         else if (parent && parent->kind == LOOP_SEQUENCE) l->kind = LOOP_SEQUENCE;
         else if (!batches && l->backward_after) l->kind = LOOP_SEQUENCE;

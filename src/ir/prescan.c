@@ -121,6 +121,35 @@ static void df__prescan_feedback_calls(Interp *I)
             for (uint32_t q = 0; q < ns && !known; q++) known = stored[q] == st->var;
             if (!known && df_expr_reads(f, st->a, stored, ns)) stored[ns++] = st->var;
         }
+        /* a callable whose result, through what the iteration computes from it, an environment's
+         * step is handed (`action = policy_net(obs).detach().numpy()`, then `env.step(action)`): a
+         * policy applied to observations in a rollout */
+        for (uint32_t k = i + 1; k < lend && ns && callee->kind == IR_LOAD; k++) {
+            const IrOp *st = &f->ops.items[k];
+            const char *sm = st->kind == IR_CALL && st->nargs == 1 && !f->kw.items[st->args] ? ir_call_method(f, k) : NULL;
+            uint32_t rcv = sm && !strcmp(sm, "step") ? ir_call_receiver(f, k) : IR_NONE;
+            if (rcv == IR_NONE || f->ops.items[rcv].kind != IR_LOAD || f->ops.items[rcv].var == callee->var ||
+                !df_expr_reads(f, f->args.items[st->args], stored, ns))
+                continue;
+            /* (an evaluation episode: not a rollout that collects the actions or what led to them
+             * for an update, `taken.append(a)`, which may run with grad on for that update) */
+            uint32_t pre[8], np = 0;
+            for (uint32_t q = 0; q < ns && np < ARRAY_LEN(pre); q++) {
+                bool after = false;
+                for (uint32_t z = k; z < lend && !after; z++)
+                    after = f->ops.items[z].kind == IR_STORE && f->ops.items[z].var == stored[q];
+                if (!after) pre[np++] = stored[q];
+            }
+            bool collects = false;
+            for (uint32_t z = i + 1; z < lend && !collects; z++) {
+                const IrOp *zo = &f->ops.items[z];
+                const char *zm = zo->kind == IR_CALL && zo->nargs ? ir_call_method(f, z) : NULL;
+                if (!zm || !(api_method(zm).flags & M_MUTATES) || !api_method_collects(zm, zo->nargs)) continue;
+                for (uint32_t q = 0; q < zo->nargs && !collects; q++) collects = df_expr_reads(f, f->args.items[zo->args + q], pre, np);
+            }
+            if (!collects) I->module_vars[callee->var] = 1;
+            break;
+        }
         for (uint32_t a = 0; a < nl; a++) {
             const IrOp *arg = &f->ops.items[loads[a]];
             if (arg->kind != IR_LOAD || arg->var == IR_NONE || arg->var == callee->var) continue;
