@@ -32,6 +32,9 @@
  * nothing, and returns (`return total, log_probs, values` to an update in another file). A class
  * built on a LightningModule of another file (it defines `training_step(self, batch, batch_idx)`)
  * gets Lightning's hooks: its training_step runs once per batch, its validation_step without grad.
+ * Nor what a function gradleak cannot see returns when it is handed the optimizer
+ * (`loss = train_reinforce(opt, log_probs, returns)`): it differentiates and steps, so at most a
+ * graph its backward already freed comes back.
  * Nor is a slot the loop handed to a call and then overwrites with what the call returns (`out,
  * states[k] = model(x, states[k])`, a recurrent state per chunk): the list gains no item. Nor an
  * agent's per-step store (`self.log_probs.append(lp)` in `select_action`) that another method of

@@ -17,7 +17,9 @@
  * sub-models with the state passed from one to the next); GL101 leaves such a sum alone too. Nor a
  * rollout of a recurrent policy that keeps what it computes on its object for the update
  * (`self.log_probs.append(lp)`, or a method of the class that stores what it is given): the
- * update backpropagates through the states fed back. Nor a loop that cuts the state it feeds back
+ * update backpropagates through the states fed back. A loop nested in a training loop is part of
+ * the step's forward (an unrolled model differentiated below) unless it comes after the
+ * iteration's last backward (frames rendered once the step is done). Nor a loop that cuts the state it feeds back
  * every few steps (`if (t + 1) % k == 0: h = h.detach()`): the chain is bounded by k steps.
  *
  * ## Why is this bad?

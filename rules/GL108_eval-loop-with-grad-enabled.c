@@ -37,11 +37,18 @@
  * the class's own sampler; a network handed to `__init__` and run by forward counts), and a method
  * of the file that runs one and trains
  * nothing (an agent's `select_action(state)`, even when it keeps the step's log-prob on the agent
- * for a later update, unless something trains after the loop in the same iteration). Handing the
+ * for a later update, unless something trains after the loop in the same iteration). Also a method
+ * torch does not define, given a tensor, of a model whose class nothing in the run shows
+ * (`self.network.features(x)`); a network an object keeps from its constructor's argument when
+ * the constructor treats that argument as a module (`self.net = net` beside `net.parameters()`);
+ * and a callable handed in whose result, through what the iteration computes, goes to an
+ * environment's `step` (a policy in an evaluation episode; not when the loop collects the actions
+ * for an update). Handing the
  * policy's action to an environment (`env.step(action)`) keeps nothing of it. Grad is off in a
  * function decorated by a decorator of the file that calls what it wraps under `no_grad`, and
  * `torch.no_grad()` of a file that gets `torch` through a star import is torch's. A helper of
- * another file handed the optimizer and the loss (`self.take_step(self.opt, loss)`) trains. In a
+ * another file handed the optimizer and the loss, or a list of losses (`self.take_step(self.opt,
+ * loss)`, `reinforce_update(opt, log_probs, returns)`), trains. In a
  * script or notebook, a backward further down ends an earlier loop's step only when no loop that
  * runs a model comes between. A method called on an object whose class nothing names
  * (`model.predict(user)` with `model` a parameter) is looked up by its name among the classes of

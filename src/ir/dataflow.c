@@ -708,7 +708,7 @@ static AVal df_call(Interp *I, uint32_t op)
             r.grad = G_MAY;
             /* a method of a model the function then differentiates: it ran the model's forward */
             if (I->bw_calls[op] && !off) r.grad = G_LIVE, r.src = op, r.kind = VK_TENSOR;
-            else if ((recv.kind == VK_MODULE ? recv.ref == IR_NONE || REF_IS_EXTERN(recv.ref) : recv.ref == IR_NONE) &&
+            else if (recv.kind == VK_MODULE && (recv.ref == IR_NONE || REF_IS_EXTERN(recv.ref)) &&
                      df__unknown_model_method(I, op, method, args, nargs)) {
                 /* `self.network.features(x)`, `model.encode(src)` of a model whose class nothing
                  * shows (not one of the file's, whose `self.conv1(x)` is a submodule): a method

@@ -50,6 +50,53 @@ static bool df__module_assigns(const IrModule *m, const char *name)
     return false;
 }
 
+/* The variable a chain of methods, attributes and items starts from (`out.detach().numpy()[0]`:
+ * out), or IR_NONE. */
+static uint32_t df__chain_root(const IrFunc *f, uint32_t op)
+{
+    for (int d = 0; d < 16 && op != IR_NONE && op < f->ops.len; d++) {
+        const IrOp *o = &f->ops.items[op];
+        if (o->kind == IR_LOAD) return o->var;
+        if (o->kind == IR_ATTR || o->kind == IR_ITEM) op = o->a;
+        else if (o->kind == IR_CALL && ir_call_method(f, op)) op = ir_call_receiver(f, op);
+        else return IR_NONE;
+    }
+    return IR_NONE;
+}
+
+/* Is what call op returns (stored to direct[0..n)) handed to an environment's `step` in loop
+ * body (op, lend), through a chain of methods on it (`action = out.detach().numpy()`), when the
+ * loop does not collect those values (`taken.append(a)`: a rollout for an update)? */
+static bool df__steps_env(const IrFunc *f, uint32_t op, uint32_t lend, const uint32_t *direct, uint32_t n, uint32_t callee_var)
+{
+    uint32_t chain[8], nc = 0;
+    for (uint32_t k = 0; k < n && nc < ARRAY_LEN(chain); k++) chain[nc++] = direct[k];
+    bool stepped = false;
+    for (uint32_t k = op + 1; k < lend && !stepped; k++) {
+        const IrOp *o = &f->ops.items[k];
+        uint32_t root = IR_NONE;
+        if (o->kind == IR_STORE && o->var != IR_NONE && o->a != IR_NONE && (root = df__chain_root(f, o->a)) != IR_NONE) {
+            for (uint32_t q = 0; q < nc; q++)
+                if (chain[q] == root && nc < ARRAY_LEN(chain)) { chain[nc++] = o->var; break; }
+            continue;
+        }
+        const char *m = o->kind == IR_CALL && o->nargs == 1 && !f->kw.items[o->args] ? ir_call_method(f, k) : NULL;
+        uint32_t rcv = m && !strcmp(m, "step") ? ir_call_receiver(f, k) : IR_NONE;
+        if (rcv == IR_NONE || f->ops.items[rcv].kind != IR_LOAD || f->ops.items[rcv].var == callee_var) continue;
+        root = df__chain_root(f, f->args.items[o->args]);
+        for (uint32_t q = 0; q < nc && !stepped; q++) stepped = chain[q] == root;
+    }
+    if (!stepped) return false;
+    for (uint32_t z = op + 1; z < lend; z++) {
+        const IrOp *zo = &f->ops.items[z];
+        const char *zm = zo->kind == IR_CALL && zo->nargs ? ir_call_method(f, z) : NULL;
+        if (!zm || !(api_method(zm).flags & M_MUTATES) || !api_method_collects(zm, zo->nargs)) continue;
+        for (uint32_t q = 0; q < zo->nargs; q++)
+            if (df_expr_reads(f, f->args.items[zo->args + q], chain, nc)) return false;
+    }
+    return true;
+}
+
 /* In a function that calls backward(): a variable called inside a loop with its own previous
  * result (`out, state = model(x, state)`, `h = rnn(x, h)`, `model.decoder(x, state)` on a
  * parameter) is a recurrent model, even when it is a parameter the function never calls a Module
@@ -100,6 +147,7 @@ static void df__prescan_feedback_calls(Interp *I)
                 (s->a == i || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK && f->ops.items[s->a].a == i)))
                 stored[ns++] = s->var;
         }
+        uint32_t ns0 = ns; /* (the direct stores, before what the iteration derives from them) */
         /* the arguments read from variables, and the variables of a tuple argument (`h, c =
          * decoder.step(x, (h, c))`) */
         uint32_t loads[16], nl = 0;
@@ -121,35 +169,11 @@ static void df__prescan_feedback_calls(Interp *I)
             for (uint32_t q = 0; q < ns && !known; q++) known = stored[q] == st->var;
             if (!known && df_expr_reads(f, st->a, stored, ns)) stored[ns++] = st->var;
         }
-        /* a callable whose result, through what the iteration computes from it, an environment's
-         * step is handed (`action = policy_net(obs).detach().numpy()`, then `env.step(action)`): a
-         * policy applied to observations in a rollout */
-        for (uint32_t k = i + 1; k < lend && ns && callee->kind == IR_LOAD; k++) {
-            const IrOp *st = &f->ops.items[k];
-            const char *sm = st->kind == IR_CALL && st->nargs == 1 && !f->kw.items[st->args] ? ir_call_method(f, k) : NULL;
-            uint32_t rcv = sm && !strcmp(sm, "step") ? ir_call_receiver(f, k) : IR_NONE;
-            if (rcv == IR_NONE || f->ops.items[rcv].kind != IR_LOAD || f->ops.items[rcv].var == callee->var ||
-                !df_expr_reads(f, f->args.items[st->args], stored, ns))
-                continue;
-            /* (an evaluation episode: not a rollout that collects the actions or what led to them
-             * for an update, `taken.append(a)`, which may run with grad on for that update) */
-            uint32_t pre[8], np = 0;
-            for (uint32_t q = 0; q < ns && np < ARRAY_LEN(pre); q++) {
-                bool after = false;
-                for (uint32_t z = k; z < lend && !after; z++)
-                    after = f->ops.items[z].kind == IR_STORE && f->ops.items[z].var == stored[q];
-                if (!after) pre[np++] = stored[q];
-            }
-            bool collects = false;
-            for (uint32_t z = i + 1; z < lend && !collects; z++) {
-                const IrOp *zo = &f->ops.items[z];
-                const char *zm = zo->kind == IR_CALL && zo->nargs ? ir_call_method(f, z) : NULL;
-                if (!zm || !(api_method(zm).flags & M_MUTATES) || !api_method_collects(zm, zo->nargs)) continue;
-                for (uint32_t q = 0; q < zo->nargs && !collects; q++) collects = df_expr_reads(f, f->args.items[zo->args + q], pre, np);
-            }
-            if (!collects) I->module_vars[callee->var] = 1;
-            break;
-        }
+        /* a callable whose result an environment's step is handed, through a chain of methods on it
+         * (`action = policy_net(obs).detach().numpy()`, then `env.step(action)`): a policy applied
+         * to observations in a rollout */
+        if (callee->kind == IR_LOAD && ns0 && df__steps_env(f, i, lend, stored, ns0, callee->var))
+            I->module_vars[callee->var] = 1;
         for (uint32_t a = 0; a < nl; a++) {
             const IrOp *arg = &f->ops.items[loads[a]];
             if (arg->kind != IR_LOAD || arg->var == IR_NONE || arg->var == callee->var) continue;
