@@ -46,7 +46,9 @@
  * for an update). Handing the
  * policy's action to an environment (`env.step(action)`) keeps nothing of it. Grad is off in a
  * function decorated by a decorator of the file that calls what it wraps under `no_grad`, and
- * `torch.no_grad()` of a file that gets `torch` through a star import is torch's. A helper of
+ * `torch.no_grad()` of a file that gets `torch` through a star import is torch's; a function whose
+ * body runs under `set_grad_enabled(track)`, `track` defaulting to True, runs without grad for a call
+ * that passes `track=False` (or False in its place). A helper of
  * another file handed the optimizer and the loss, or a list of losses (`self.take_step(self.opt,
  * loss)`, `reinforce_update(opt, log_probs, returns)`), trains. In a
  * script or notebook, a backward further down ends an earlier loop's step only when no loop that
@@ -831,6 +833,8 @@ static bool report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint
     const char *value = "False";
     uint32_t flag = flag_guarded_training(c, fz, f, li, &caller_fn, &caller, &value);
     if (flag == IR_NONE) return false;
+    /* `with torch.set_grad_enabled(train):` around it, and the call passes train=False */
+    if (df_call_passes_false(c->m->funcs.items[caller_fn], caller, f)) return true;
     uint32_t call = IR_NONE;
     for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
         if (ff->reached[i] && !df_mode_off(f->ops.items[i].mode) && df_is_module_call(c->fx, f, i) &&
@@ -1126,7 +1130,8 @@ static uint32_t next_eval_after(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_
                      df_is_module_call(c->fx, f, i);
         if (!model && li != IR_NONE) {
             uint32_t t = df_call_target(c->m, c->fx, f, i);
-            model = t != IR_NONE && t != f->index && df_func_evaluates(c->fx, t);
+            model = t != IR_NONE && t != f->index && df_func_evaluates(c->fx, t) &&
+                    !df_call_passes_false(f, i, c->m->funcs.items[t]);
             if (model && helpers_only) {
                 uint64_t site = helper_site(c, fz, f, i);
                 model = site != HELPER_NONE && !helper_seen(fz, site);
@@ -1575,6 +1580,7 @@ void rule_GL108(RuleCtx *c)
                 uint32_t t = df_call_target(c->m, c->fx, f, i);
                 /* one that keeps state on its object: unless something trains on it afterwards */
                 if (t != IR_NONE && t != fi && df_func_evaluates(c->fx, t) &&
+                    !df_call_passes_false(f, i, c->m->funcs.items[t]) && /* `step(b, track_gradient=False)` */
                     (!df_func_stores_outside(c->m, t, false) || !trains_after(c, f, li, &next_train)))
                     call = i;
                 /* a function or method of another file that evaluates (`model.predict(u)`), which

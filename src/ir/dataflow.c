@@ -311,6 +311,24 @@ static bool df__stub_method(const IrFunc *g)
     return true;
 }
 
+bool df_call_passes_false(const IrFunc *f, uint32_t op, const IrFunc *g)
+{
+    if (!g->grad_param || op >= f->ops.len || f->ops.items[op].kind != IR_CALL) return false;
+    const IrOp *o = &f->ops.items[op];
+    uint32_t want = g->grad_param - 1, pos = 0, prm = IR_NONE;
+    for (uint32_t i = 0; i < g->ops.len && prm == IR_NONE; i++)
+        if (g->ops.items[i].kind == IR_PARAM && pos++ == want) prm = i;
+    if (prm == IR_NONE) return false;
+    const char *name = g->vars.items[g->ops.items[prm].var].name;
+    uint32_t k = g->cls != IR_NONE && ir_call_receiver(f, op) != IR_NONE ? 1 : 0;
+    for (uint32_t i = 0; i < o->nargs; i++) {
+        const char *kw = f->kw.items[o->args + i];
+        uint32_t a = f->args.items[o->args + i];
+        if (kw ? name && !strcmp(kw, name) : k++ == want) return ir_const_false(f, a);
+    }
+    return false;
+}
+
 static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args, uint32_t nargs)
 {
     FuncFacts *callee = &I->fx->funcs[fi];
@@ -329,6 +347,7 @@ static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args
         ((callee->ret.grad == G_LIVE && r.grad == G_LIVE && r.kind == VK_TENSOR) ||
          (g->cls != I->f->cls && callee->ret.kind == VK_CONTAINER && callee->ret.elem == G_LIVE && r.elem == G_LIVE)))
         r.src = op;
+    if (df_call_passes_false(I->f, op, g)) r.grad = GL_MIN(r.grad, G_NONE), r.elem = G_NONE;
     return r;
 }
 
@@ -986,7 +1005,8 @@ static bool df__zero_dim_tuple_element(Interp *I, uint32_t op, uint32_t k)
     return cf->analysed && cf->ret_tuple && cf->ret_tuple != 0xff && k < cf->ret_tuple && (cf->ret_zero >> k & 1);
 }
 
-/* Is element k of what call op returns plain (see df__note_tuple_return)? 2: at most "maybe" */
+/* Is element k of what call op returns plain (see df__note_tuple_return)? 2: at most "maybe"; -1:
+ * the file's function is known to return it as neither */
 static int df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
 {
     if (op == IR_NONE || OP(I, op)->kind != IR_CALL || k >= 16) return 0;
@@ -1013,7 +1033,9 @@ static int df__plain_tuple_element(Interp *I, uint32_t op, uint32_t k)
     if (t == I->f->index) return 0;
     const FuncFacts *cf = &I->fx->funcs[t];
     if (!cf->analysed || !cf->ret_tuple || cf->ret_tuple == 0xff || k >= cf->ret_tuple) return 0;
-    return (cf->ret_plain >> k & 1) ? 1 : (cf->ret_weak >> k & 1) && !model ? 2 : 0;
+    /* -1: a function of the file whose every return builds the tuple, the element neither plain
+     * nor weak there (`return loss, out, mse` with mse computed from the model's output) */
+    return (cf->ret_plain >> k & 1) ? 1 : (cf->ret_weak >> k & 1) && !model ? 2 : -1;
 }
 
 /* A variable the function calls both zero_grad() and step() on, of no kind known otherwise (an
@@ -1617,7 +1639,7 @@ static void df_step(Interp *I, uint32_t op)
         /* `rewards, loss = finish(...)` where finish returns `..., loss_tensor` */
         bool zero = df__zero_dim_tuple_element(I, o->a, o->aux);
         int plain = df__plain_tuple_element(I, o->a, o->aux);
-        if (plain) {
+        if (plain > 0) {
             /* `output, n = step(...)` where step returns `out, loss.item()`: the element is plain;
              * `loss, cost = solve(...)` returning `loss, solver.model.ObjVal`: it is not known to be
              * a graph */
@@ -1672,7 +1694,7 @@ static void df_step(Interp *I, uint32_t op)
         /* `loss, loss_node = loss_compute(out, y, n)` with a callable nothing describes, and only
          * loss_node differentiated: that is the graph; the other element is a statistic (the
          * annotated Transformer returns `sloss.data * norm, sloss`), not known to carry one */
-        if (r.grad == G_LIVE && src && src->kind == IR_CALL && s.src != o->a && df__sibling_differentiated(I, op))
+        if (r.grad == G_LIVE && src && src->kind == IR_CALL && s.src != o->a && plain == 0 && df__sibling_differentiated(I, op))
             r.grad = G_MAY;
         r.flags &= (uint16_t)~(VF_ZERO_DIM | VF_PIECES | VF_LOSSMOD);
         if (zero) r.flags |= VF_ZERO_DIM, r.kind = VK_TENSOR;
@@ -2224,6 +2246,13 @@ void df_summary_of(const Facts *fx, uint32_t fi, ExternSummary *out)
     out->ret_plain = ff->ret_plain;
     out->ret_weak = ff->ret_weak;
     out->ret_zero = ff->ret_tuple && ff->ret_tuple != 0xff ? ff->ret_zero : 0;
+    /* grad follows a parameter (IrFunc.grad_param): other files' callers may pass False, and the
+     * summary does not say which argument turns it off, so the graph is only "maybe" there */
+    if (fx->m->funcs.items[fi]->grad_param) {
+        if (out->grad > G_MAY) out->grad = G_MAY;
+        if (out->elem > G_MAY) out->elem = G_MAY;
+        out->ret_weak = out->ret_tuple && out->ret_tuple != 0xff ? (uint16_t)~out->ret_plain : 0;
+    }
 }
 
 uint32_t df_closure_def(const Facts *fx, const IrFunc *f, const char *name)

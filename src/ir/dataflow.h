@@ -257,6 +257,11 @@ bool df_func_evaluates(const Facts *fx, uint32_t fi);
  * that trains, df_call_extern_listed), never taken for the API's method elsewhere; NULL otherwise. */
 const char *df_listed_duck_qual(const Facts *fx, const AVal *v, const char *method, char *buf, size_t cap);
 const ExternSummary *df_call_extern_listed(const Facts *fx, const IrFunc *f, uint32_t op);
+/* Does call op of f pass the literal False for g's grad parameter (IrFunc.grad_param:
+ * `step(batch, track_gradient=False)` to a function whose body runs under
+ * `set_grad_enabled(track_gradient)`), by keyword or by position (a method called on an object
+ * gets self first)? Then g runs with grad off for that call. */
+bool df_call_passes_false(const IrFunc *f, uint32_t op, const IrFunc *g);
 bool df_is_local_model_call(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op);
 bool df_arg_cut_by_callee(const IrModule *m, const Facts *fx, const IrFunc *f, uint32_t op, uint32_t k);
 /* The one method of the file's classes called name (`net.predict(...)` on an object of unknown

@@ -104,6 +104,9 @@ struct IrFunc {
     uint32_t parent;       /* enclosing function, IR_NONE for the module */
     uint32_t cls;          /* class the function is a method of, or IR_NONE */
     uint8_t base_mode;     /* GradMode from decorators (@torch.no_grad()) */
+    uint32_t grad_param;   /* `with torch.set_grad_enabled(p):` where p is a parameter defaulting to
+                            * True: p's position + 1 (self counts), else 0. Grad is on in the body
+                            * (the default); a call that passes False gets no graph back */
     uint8_t is_async, is_lambda;
     uint32_t nparams;
     Span span;             /* the def line */

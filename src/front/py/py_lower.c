@@ -1194,6 +1194,21 @@ static const char *py__unimported_torch_qual(Lower *L, uint32_t ctx)
     return arena_printf(L->B.arena, "torch.%s", attr->name);
 }
 
+/* When arg reads a parameter of f whose default is the literal True: its position + 1 (self
+ * counts), else 0. */
+static uint32_t py__true_param_pos(const IrFunc *f, const IrOp *arg)
+{
+    if (arg->kind != IR_LOAD || arg->var >= f->vars.len || !f->vars.items[arg->var].is_param) return 0;
+    uint32_t pos = 0;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_PARAM) continue;
+        pos++;
+        if (o->var == arg->var) return o->pad == IR_PDEF_TRUE ? pos : 0;
+    }
+    return 0;
+}
+
 static uint8_t py__with_mode(Lower *L, uint32_t ctx)
 {
     const IrOp *o = &L_f(L)->ops.items[ctx];
@@ -1208,6 +1223,14 @@ static uint8_t py__with_mode(Lower *L, uint32_t ctx)
             const IrOp *arg = &L_f(L)->ops.items[L_f(L)->args.items[o->args]];
             if (arg->kind == IR_CONST && arg->name && !strcmp(arg->name, "False")) return GRAD_NO_GRAD;
             if (arg->kind == IR_CONST && arg->name && !strcmp(arg->name, "True")) return GRAD_ENABLE;
+            uint32_t pos = py__true_param_pos(L_f(L), arg);
+            if (pos) {
+                /* `set_grad_enabled(track_gradient)` of a parameter that defaults to True: on,
+                 * as the callers that leave it out want; those passing False are told apart at
+                 * the call (IrFunc.grad_param) */
+                if (!L_f(L)->grad_param) L_f(L)->grad_param = pos;
+                if (L_f(L)->grad_param == pos) return GRAD_KEEP;
+            }
         }
         return GRAD_MAYBE_OFF;
     }
