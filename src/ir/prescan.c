@@ -72,6 +72,8 @@ static bool df__steps_env(const IrFunc *f, uint32_t op, uint32_t lend, const uin
     uint32_t chain[8], nc = 0;
     for (uint32_t k = 0; k < n && nc < ARRAY_LEN(chain); k++) chain[nc++] = direct[k];
     bool stepped = false;
+    /* (within 512 ops of the call: each call of a loop asks, so a huge body stays linear) */
+    if (lend > op + 512) lend = op + 512;
     for (uint32_t k = op + 1; k < lend && !stepped; k++) {
         const IrOp *o = &f->ops.items[k];
         uint32_t root = IR_NONE;
