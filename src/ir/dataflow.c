@@ -316,9 +316,9 @@ bool df_call_passes_false(const IrFunc *f, uint32_t op, const IrFunc *g)
 {
     if (!g->grad_param || op >= f->ops.len || f->ops.items[op].kind != IR_CALL) return false;
     const IrOp *o = &f->ops.items[op];
-    uint32_t want = g->grad_param - 1, pos = 0, prm = IR_NONE;
+    uint32_t want = g->grad_param - 1, prm = IR_NONE;
     for (uint32_t i = 0; i < g->ops.len && prm == IR_NONE; i++)
-        if (g->ops.items[i].kind == IR_PARAM && pos++ == want) prm = i;
+        if (g->ops.items[i].kind == IR_PARAM && g->ops.items[i].aux == want) prm = i;
     if (prm == IR_NONE) return false;
     const char *name = g->vars.items[g->ops.items[prm].var].name;
     uint32_t k = g->cls != IR_NONE && ir_call_receiver(f, op) != IR_NONE ? 1 : 0;
@@ -348,7 +348,7 @@ static AVal df__call_local(Interp *I, uint32_t op, uint32_t fi, const AVal *args
         ((callee->ret.grad == G_LIVE && r.grad == G_LIVE && r.kind == VK_TENSOR) ||
          (g->cls != I->f->cls && callee->ret.kind == VK_CONTAINER && callee->ret.elem == G_LIVE && r.elem == G_LIVE)))
         r.src = op;
-    if (df_call_passes_false(I->f, op, g)) r.grad = GL_MIN(r.grad, G_NONE), r.elem = G_NONE;
+    if (df_call_passes_false(I->f, op, g)) r.grad = G_NONE, r.elem = G_NONE;
     return r;
 }
 

@@ -1199,12 +1199,9 @@ static const char *py__unimported_torch_qual(Lower *L, uint32_t ctx)
 static uint32_t py__true_param_pos(const IrFunc *f, const IrOp *arg)
 {
     if (arg->kind != IR_LOAD || arg->var >= f->vars.len || !f->vars.items[arg->var].is_param) return 0;
-    uint32_t pos = 0;
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
-        if (o->kind != IR_PARAM) continue;
-        pos++;
-        if (o->var == arg->var) return o->pad == IR_PDEF_TRUE ? pos : 0;
+        if (o->kind == IR_PARAM && o->var == arg->var) return o->pad == IR_PDEF_TRUE ? o->aux + 1 : 0;
     }
     return 0;
 }
