@@ -63,6 +63,11 @@
  * never names defines, closures over the enclosing function's model, and decorators imported from
  * other files.
  *
+ * The phase form: a batch loop that trains only under `if phase == "train":`, inside a loop over a
+ * list of string literals that binds `phase` (`for phase in ["train", "val"]:`), runs the other
+ * phases as evaluation passes with grad on (the tutorial wraps the loop in
+ * `torch.set_grad_enabled(phase == "train")`). Not when the list holds the training phase only.
+ *
  * It also flags the statement form: in a loop that trains, a model call after the iteration's
  * last backward or optimizer step (a per-epoch forward over the whole validation set, a long
  * forecast for the plots; in an epoch loop, also after a call that runs a whole epoch of training,
@@ -886,6 +891,143 @@ static bool report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint
     return true;
 }
 
+/* The phase variable of loop li: every backward and optimizer step of the loop runs on the then side
+ * of an `if <var> == "<lit>":` (lits, at most 4), and var is the target of an enclosing loop over a
+ * list of string literals (`for phase in ["train", "val"]:`, or a name bound once to such a list)
+ * one of which is none of lits (*off). IR_NONE when not that shape. */
+static uint32_t phase_guard(RuleCtx *c, const IrFunc *f, uint32_t li, const char **lits, int *nlits, const char **off)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    uint32_t var = IR_NONE, stack[32], depth = 0;
+    bool in_else[32] = {false};
+    for (uint32_t i = l->op + 1; i < l->end && i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind == IR_IF) {
+            if (depth == 32) return IR_NONE;
+            in_else[depth] = false, stack[depth++] = i;
+            continue;
+        }
+        if (o->kind == IR_ELSE && depth) in_else[depth - 1] = true;
+        if (o->kind == IR_END_IF && depth) depth--;
+        if (o->kind != IR_CALL || !ff->reached[i] || !call_trains(c, f, i, false)) continue;
+        uint32_t v = IR_NONE;
+        for (uint32_t k = depth; k-- > 0 && v == IR_NONE;) {
+            if (in_else[k]) continue;
+            const char *ls[4];
+            int n = 0;
+            v = guard_eq(f, f->ops.items[stack[k]].a, ls, &n);
+            if (v != IR_NONE && var == IR_NONE) {
+                for (int q = 0; q < n; q++) lits[q] = ls[q];
+                *nlits = n;
+            }
+        }
+        if (v == IR_NONE || (var != IR_NONE && v != var)) return IR_NONE;
+        var = v;
+    }
+    if (var == IR_NONE) return IR_NONE;
+    /* the enclosing loop that binds it, over string literals */
+    for (uint32_t pi = l->parent; pi != IR_NONE; pi = f->loops.items[pi].parent) {
+        const IrLoop *p = &f->loops.items[pi];
+        if (p->op + 2 >= f->ops.len || p->iter == IR_NONE) continue;
+        const IrOp *nx = &f->ops.items[p->op + 1], *st = &f->ops.items[p->op + 2];
+        if (nx->kind != IR_NEXT || st->kind != IR_STORE || st->var != var) continue;
+        const IrOp *it = &f->ops.items[p->iter];
+        if (it->kind == IR_LOAD && it->var != IR_NONE) { /* `phases = ["train", "val"]` */
+            uint32_t bound = IR_NONE;
+            for (uint32_t i = 0; i < f->ops.len && f->ops.len <= 20000; i++) {
+                const IrOp *b = &f->ops.items[i];
+                if ((b->kind == IR_STORE || b->kind == IR_PARAM) && b->var == it->var) {
+                    if (b->kind == IR_PARAM || bound != IR_NONE) { bound = IR_NONE; break; }
+                    bound = b->a;
+                }
+            }
+            if (bound == IR_NONE) return IR_NONE;
+            it = &f->ops.items[bound];
+        }
+        if (it->kind != IR_BUILD || !it->nargs) return IR_NONE;
+        *off = NULL;
+        for (uint32_t k = 0; k < it->nargs; k++) {
+            const IrOp *e = &f->ops.items[f->args.items[it->args + k]];
+            if (e->kind != IR_CONST || e->aux != CONST_STR || !e->name) return IR_NONE;
+            bool training = false;
+            for (int q = 0; q < *nlits && !training; q++) training = !strcmp(e->name, lits[q]);
+            if (!training && !*off) *off = e->name;
+        }
+        return *off ? var : IR_NONE;
+    }
+    return IR_NONE;
+}
+
+/* Is op, in loop l, on the then side of an `if <var> == "<lit>":`? */
+static bool on_phase_side(const IrFunc *f, const IrLoop *l, uint32_t op, uint32_t var)
+{
+    int depth = 0;
+    bool in_else = false;
+    for (uint32_t k = op; k-- > l->op + 1;) {
+        const IrOp *o = &f->ops.items[k];
+        if (o->kind == IR_END_IF) depth++;
+        else if (o->kind == IR_ELSE && depth == 0) in_else = true;
+        else if (o->kind == IR_IF && depth > 0) depth--;
+        else if (o->kind == IR_IF) {
+            const char *lits[4];
+            int n = 0;
+            if (!in_else && guard_eq(f, o->a, lits, &n) == var) return true;
+            in_else = false;
+        }
+    }
+    return false;
+}
+
+/* The phase form: `for phase in ["train", "val"]:` around a batch loop that trains only under
+ * `if phase == "train":` (phase_guard). The other phases run the loop as an evaluation pass with
+ * grad on; reported at the loop's first model call off the training side. */
+static bool report_phase_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t li)
+{
+    const FuncFacts *ff = &c->fx->funcs[f->index];
+    const IrLoop *l = &f->loops.items[li];
+    const char *lits[4], *off = NULL;
+    int nlits = 0;
+    uint32_t var = phase_guard(c, f, li, lits, &nlits, &off);
+    if (var == IR_NONE) return false;
+    uint32_t call = IR_NONE;
+    for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++)
+        if (ff->reached[i] && !df_mode_off(f->ops.items[i].mode) && df_is_module_call(c->fx, f, i) &&
+            !model_frozen(c, fz, f, i) && !on_phase_side(f, l, i, var))
+            call = i;
+    /* (or a call of a function that evaluates, of the file or of another file of the run:
+     * `trainer.eval_step(batch)` beside `trainer.train_step(batch)`) */
+    for (uint32_t i = l->op + 1; i < l->end && call == IR_NONE; i++) {
+        const IrOp *o = &f->ops.items[i];
+        if (o->kind != IR_CALL || !ff->reached[i] || df_mode_off(o->mode) || on_phase_side(f, l, i, var)) continue;
+        uint32_t t = df_call_target(c->m, c->fx, f, i);
+        const ExternSummary *es = t == IR_NONE ? df_call_extern(c->fx, f, i) : NULL;
+        if ((t != IR_NONE && t != f->index && df_func_evaluates(c->fx, t)) || (es && es->evaluates)) call = i;
+    }
+    if (call == IR_NONE) return false;
+    const char *name = f->vars.items[var].name;
+    uint32_t ifop = IR_NONE;
+    for (uint32_t i = l->op + 1; i < l->end && ifop == IR_NONE; i++)
+        if (f->ops.items[i].kind == IR_IF && f->ops.items[i].a != IR_NONE) {
+            const char *ls[4];
+            int n = 0;
+            if (guard_eq(f, f->ops.items[i].a, ls, &n) == var) ifop = f->ops.items[i].a;
+        }
+    const char *on = ifop != IR_NONE ? ir_span_text(c->m, f->ops.items[ifop].span, c->arena) : name;
+    Diag *d = rule_report(c, f->ops.items[call].span, SEV_WARNING,
+                          "with '%s' %s, the loop at line %u runs '%s' with autograd on and never calls "
+                          "backward(): every iteration's forward keeps its activations for a backward that never "
+                          "comes (peak memory of training, 2-10x that of %s)",
+                          name, off, rule_line(l->span), rule_text(c, f, call), rule_no_grad_name(c));
+    d->loop_line = rule_line(l->span);
+    rule_related(c, d, l->span, "backward() runs only when `%s`", on);
+    rule_trace(c, d, "every backward and optimizer step of the loop at line %u is under `%s`; '%s' also takes "
+               "%s from the loop around it", rule_line(l->span), on, name, off);
+    rule_hint(c, d, "Run the loop under `with torch.set_grad_enabled(%s):`; model.eval() does not turn autograd off", on);
+    rule_fix_wrap_loop(c, f, li, d, FIX_UNSAFE, arena_printf(c->arena, "set_grad_enabled(%s)", on));
+    return true;
+}
+
 /* Anything in the loop's body that can hand a value to a later backward or run one itself. */
 static bool loop_trains_or_yields(const IrFunc *f, const IrLoop *l)
 {
@@ -1552,7 +1694,8 @@ void rule_GL108(RuleCtx *c)
             /* (an agent's episode loop whose training branch runs a whole update is an epoch loop) */
             if (l->kind == LOOP_EPOCH && grad_off_at == IR_NONE && report_attr_flag_branch(c, &fz, f, li)) continue;
             if (l->kind == LOOP_STEP && grad_off_at == IR_NONE && (l->has_backward || l->has_opt_step || l->has_step_call)) {
-                if (!report_flag_evaluation(c, &fz, f, li)) report_attr_flag_branch(c, &fz, f, li);
+                if (!report_flag_evaluation(c, &fz, f, li) && !report_phase_evaluation(c, &fz, f, li))
+                    report_attr_flag_branch(c, &fz, f, li);
                 continue;
             }
             if ((l->kind != LOOP_STEP && !seq && l->kind != LOOP_UNKNOWN) || loop_trains_or_yields(f, l)) continue;
