@@ -891,10 +891,21 @@ static bool report_flag_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uint
     return true;
 }
 
+/* Do two string literals, as written, hold the same text ('train' and "train")? */
+static bool same_literal(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (na >= 2 && (a[0] == '\'' || a[0] == '"') && a[na - 1] == a[0]) a++, na -= 2;
+    if (nb >= 2 && (b[0] == '\'' || b[0] == '"') && b[nb - 1] == b[0]) b++, nb -= 2;
+    return na == nb && !memcmp(a, b, na);
+}
+
 /* The phase variable of loop li: every backward and optimizer step of the loop runs on the then side
- * of an `if <var> == "<lit>":` (lits, at most 4), and var is the target of an enclosing loop over a
- * list of string literals (`for phase in ["train", "val"]:`, or a name bound once to such a list)
- * one of which is none of lits (*off). IR_NONE when not that shape. */
+ * of an `if <var> == "<lit>":` (lits, at most 4), and var is the target of an enclosing loop. When
+ * that loop runs over a list of string literals (`for phase in ["train", "val"]:`, or a name bound
+ * once to such a list), one of them must be none of lits (*off); over anything else (a parameter,
+ * `dataloaders.keys()`), the test against a literal is what says other phases come (*off NULL).
+ * IR_NONE when not that shape. */
 static uint32_t phase_guard(RuleCtx *c, const IrFunc *f, uint32_t li, const char **lits, int *nlits, const char **off)
 {
     const FuncFacts *ff = &c->fx->funcs[f->index];
@@ -942,16 +953,16 @@ static uint32_t phase_guard(RuleCtx *c, const IrFunc *f, uint32_t li, const char
                     bound = b->a;
                 }
             }
-            if (bound == IR_NONE) return IR_NONE;
-            it = &f->ops.items[bound];
+            if (bound != IR_NONE) it = &f->ops.items[bound];
         }
-        if (it->kind != IR_BUILD || !it->nargs) return IR_NONE;
         *off = NULL;
+        if (it->kind != IR_BUILD) return var; /* `for mode in modes:` (a parameter) */
+        if (!it->nargs) return IR_NONE;
         for (uint32_t k = 0; k < it->nargs; k++) {
             const IrOp *e = &f->ops.items[f->args.items[it->args + k]];
             if (e->kind != IR_CONST || e->aux != CONST_STR || !e->name) return IR_NONE;
             bool training = false;
-            for (int q = 0; q < *nlits && !training; q++) training = !strcmp(e->name, lits[q]);
+            for (int q = 0; q < *nlits && !training; q++) training = same_literal(e->name, lits[q]);
             if (!training && !*off) *off = e->name;
         }
         return *off ? var : IR_NONE;
@@ -1015,15 +1026,25 @@ static bool report_phase_evaluation(RuleCtx *c, Frozen *fz, const IrFunc *f, uin
         }
     const char *on = ifop != IR_NONE ? ir_span_text(c->m, f->ops.items[ifop].span, c->arena) : name;
     Diag *d = rule_report(c, f->ops.items[call].span, SEV_WARNING,
-                          "with '%s' %s, the loop at line %u runs '%s' with autograd on and never calls "
+                          "with '%s' %s%s, the loop at line %u runs '%s' with autograd on and never calls "
                           "backward(): every iteration's forward keeps its activations for a backward that never "
                           "comes (peak memory of training, 2-10x that of %s)",
-                          name, off, rule_line(l->span), rule_text(c, f, call), rule_no_grad_name(c));
+                          name, off ? "" : "not ", off ? off : lits[0], rule_line(l->span), rule_text(c, f, call),
+                          rule_no_grad_name(c));
     d->loop_line = rule_line(l->span);
     rule_related(c, d, l->span, "backward() runs only when `%s`", on);
-    rule_trace(c, d, "every backward and optimizer step of the loop at line %u is under `%s`; '%s' also takes "
-               "%s from the loop around it", rule_line(l->span), on, name, off);
-    rule_hint(c, d, "Run the loop under `with torch.set_grad_enabled(%s):`; model.eval() does not turn autograd off", on);
+    if (off)
+        rule_trace(c, d, "every backward and optimizer step of the loop at line %u is under `%s`; '%s' also takes "
+                   "%s from the loop around it", rule_line(l->span), on, name, off);
+    else
+        rule_trace(c, d, "every backward and optimizer step of the loop at line %u is under `%s`; '%s' takes its "
+                   "values from the loop around it, and the test says some are not %s", rule_line(l->span), on,
+                   name, lits[0]);
+    if (c->cxx)
+        rule_hint(c, d, "Put `torch::AutoGradMode grad_mode(%s);` at the top of the loop's block; module->eval() does "
+                  "not turn autograd off", on);
+    else
+        rule_hint(c, d, "Run the loop under `with torch.set_grad_enabled(%s):`; model.eval() does not turn autograd off", on);
     rule_fix_wrap_loop(c, f, li, d, FIX_UNSAFE, arena_printf(c->arena, "set_grad_enabled(%s)", on));
     return true;
 }

@@ -500,7 +500,8 @@ static const ExternSummary *project__resolve(const ProjPlace *from, const char *
     }
     if (name[0] == '#') {
         /* a method called on an object of unknown class: the classes that define it in the caller's
-         * own file and in the modules it names, nearest first, must all agree */
+         * own file and in the modules it names, nearest first, must all agree; when none does,
+         * all of the run's */
         const ExternSummary *one = NULL;
         int best = -1;
         bool tie = false;
@@ -514,7 +515,17 @@ static const ExternSummary *project__resolve(const ProjPlace *from, const char *
             if (score > best) one = s, best = score, tie = false, *file = pe->file;
             else if (score == best && !project__same_effect(s, one)) tie = true;
         }
-        return tie ? NULL : one;
+        if (one || tie) return tie ? NULL : one;
+        /* none there (`policy.select_action(state)` on a parameter, in an evaluation helper that
+         * imports none of the agents its callers hand it): every class of the run that defines
+         * it, when they all agree */
+        for (uint32_t e = strmap_get(&p->by_name, name, strlen(name)); e != UINT32_MAX; e = p->entries.items[e].next) {
+            const ProjEntry *pe = &p->entries.items[e];
+            const ExternSummary *s = &p->files[pe->file].place->exports[pe->export].summary;
+            if (!one) one = s, *file = pe->file;
+            else if (!project__same_effect(s, one)) return NULL;
+        }
+        return one;
     }
     /* absolute: every file the name fits; the one closest to the caller wins, a tie between files
      * that disagree knows nothing */

@@ -236,9 +236,11 @@ static AVal df__model_output(Interp *I, uint32_t op, const AVal *callee, uint8_t
 
 /* Is call op, on a model whose class nothing shows, a method torch does not define (and no class
  * of the file or the run answers for by name) given a tensor and no optimizer:
- * `self.network.features(x)`? */
+ * `self.network.features(x)`? A policy's method, whose result an environment's step is handed
+ * (bw_calls bit 1), need not be given a tensor: it is given the observation. */
 static bool df__unknown_model_method(Interp *I, uint32_t op, const char *method, const AVal *args, uint32_t nargs)
 {
+    bool policy = (I->bw_calls[op] & 2) != 0;
     /* (nor unittest's assertions: a TestCase, torch.testing's too, compares what it is given) */
     if (!method || method[0] == '_' || api_method_listed(method) || !strncmp(method, "assert", 6)) return false;
     ApiMethod am = api_method(method);
@@ -250,7 +252,7 @@ static bool df__unknown_model_method(Interp *I, uint32_t op, const char *method,
         if (args[i].kind == VK_OPTIM) return false; /* `model->train_step(x, y, opt)`: it trains */
         if (!I->f->kw.items[OP(I, op)->args + i] && args[i].kind == VK_TENSOR) tensor = true;
     }
-    return tensor;
+    return tensor || policy;
 }
 
 /* The value of a call whose callee returns `ret` (a summary: grad G_MAY with pmask means "derived
@@ -632,6 +634,9 @@ static AVal df_call(Interp *I, uint32_t op)
         ApiEffect me = (ApiEffect)am.effect;
         uint32_t mflags = am.flags;
         uint32_t rv = ir_root_var(I->f, recv_op);
+        /* `blobs = data_layer.forward()`: a forward given no input is a data layer's or a
+         * pipeline's, no evidence of a module (one already known stays one) */
+        if ((mflags & M_CALLS_MODEL) && nargs == 0 && recv.kind != VK_MODULE) mflags = 0;
         if (me == EFF_BACKWARD) {
             /* `accelerator.backward(loss)`, `engine.backward(loss)`: what an object differentiates
              * for the caller is a loss with a graph, however it was computed (`get_reward(model,
@@ -727,9 +732,9 @@ static AVal df_call(Interp *I, uint32_t op)
             }
             r.grad = G_MAY;
             /* a method of a model the function then differentiates: it ran the model's forward */
-            if (I->bw_calls[op] && !off) r.grad = G_LIVE, r.src = op, r.kind = VK_TENSOR;
-            else if (recv.kind == VK_MODULE && (recv.ref == IR_NONE || REF_IS_EXTERN(recv.ref)) &&
-                     df__unknown_model_method(I, op, method, args, nargs)) {
+            if ((I->bw_calls[op] & 1) && !off) r.grad = G_LIVE, r.src = op, r.kind = VK_TENSOR;
+            else if ((recv.kind == VK_MODULE || ((I->bw_calls[op] & 2) && (recv.flags & VF_MAYBE_MODULE))) &&
+                     (recv.ref == IR_NONE || REF_IS_EXTERN(recv.ref)) && df__unknown_model_method(I, op, method, args, nargs)) {
                 /* `self.network.features(x)`, `model.encode(src)` of a model whose class nothing
                  * shows (not one of the file's, whose `self.conv1(x)` is a submodule): a method
                  * torch does not define, given a tensor, runs the model's submodules (its graph
@@ -2313,7 +2318,29 @@ static void df__fresh_locals(const IrFunc *f, uint8_t *fresh)
     }
 }
 
-bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok)
+/* Is value op a number that keeps nothing of a graph: a constant, or `.item()` / `.tolist()` /
+ * `.numpy()` of something? */
+static bool df__stores_number(const IrFunc *f, uint32_t op)
+{
+    if (op == IR_NONE || op >= f->ops.len) return false;
+    const IrOp *o = &f->ops.items[op];
+    if (o->kind == IR_CONST) return true;
+    const char *mname = o->kind == IR_CALL ? ir_call_method(f, op) : NULL;
+    return mname && api_method(mname).effect == EFF_SCALAR;
+}
+
+/* Is var, or what it is an attribute of, a parameter of f other than self_var? */
+static bool df__on_param(const IrFunc *f, uint32_t var, uint32_t self_var)
+{
+    for (int guard = 0; var != IR_NONE && var < f->vars.len && guard < 8; guard++) {
+        if (var == self_var) return false;
+        if (f->vars.items[var].is_param) return true;
+        var = f->vars.items[var].base;
+    }
+    return false;
+}
+
+static bool df__stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok, bool args_ok)
 {
     if (fi >= m->funcs.len) return true;
     const IrFunc *f = m->funcs.items[fi];
@@ -2325,8 +2352,9 @@ bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok)
         const char *mname = o->kind == IR_CALL ? ir_call_method(f, i) : NULL;
         bool mutates = mname && (api_method(mname).flags & M_MUTATES);
         if (o->kind == IR_YIELD) out = true;
-        else if (o->kind == IR_SET_ATTR) out = !df__on_var(f, o->var, self_var);
+        else if (o->kind == IR_SET_ATTR) out = !df__on_var(f, o->var, self_var) && !(args_ok && df__on_param(f, o->var, self_var));
         else if (o->kind == IR_STORE) out = o->var < f->vars.len && f->vars.items[o->var].is_global;
+        else if (o->kind == IR_SET_ITEM && df__stores_number(f, o->c)) continue; /* `out["loss"] = loss.item()` */
         else if (o->kind == IR_SET_ITEM || mutates) {
             uint32_t root = o->kind == IR_SET_ITEM ? ir_root_var(f, o->a) : ir_root_var(f, ir_call_receiver(f, i));
             if (!fresh) {
@@ -2334,9 +2362,17 @@ bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok)
                 df__fresh_locals(f, fresh);
             }
             bool own = root != IR_NONE && root < f->vars.len && fresh[root] == 1;
-            out = !own && (o->kind == IR_SET_ITEM || !df__on_var(f, root, self_var));
+            out = !own && (o->kind == IR_SET_ITEM || !df__on_var(f, root, self_var)) &&
+                  !(args_ok && df__on_param(f, root, self_var));
         }
     }
     gl_free(fresh);
     return out;
 }
+
+bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok)
+{
+    return df__stores_outside(m, fi, own_state_ok, false);
+}
+
+bool df_func_stores_beyond_args(const IrModule *m, uint32_t fi) { return df__stores_outside(m, fi, true, true); }

@@ -247,6 +247,9 @@ uint32_t df_call_target(const IrModule *m, const Facts *fx, const IrFunc *f, uin
  * containers, or yields. With own_state_ok, a method's stores into its own object's attributes
  * (`self.transition = [s, logp]`, `self.log_probs.append(...)`) do not count. */
 bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok);
+/* The same with own_state_ok, and stores into what the caller hands in (`memory.logprobs.append(
+ * logp)` on a parameter) not counted either: the caller's loop decides whether that is kept. */
+bool df_func_stores_beyond_args(const IrModule *m, uint32_t fi);
 /* Whether function fi runs a model once per call with grad on, trains nothing and keeps nothing
  * (an `_eval_step`, a policy's `pi(x)`, a `predict(batch)` helper), itself or through a helper of
  * the file or of another file: calling it in a loop is evaluating. A method may keep per-call state

@@ -109,8 +109,9 @@ typedef struct Interp {
     uint32_t *attr_head;    /* per variable: its first attribute pseudo-var (self.a of self), or IR_NONE */
     uint32_t *attr_next;    /* per variable: the next attribute pseudo-var of the same base */
     uint8_t *module_vars;   /* variables with module-only methods called on them */
-    uint8_t *bw_calls;      /* [op]: a method call whose result the function differentiates
-                             * (`losses = self.model.calculate_loss(b)` ... `loss.backward()`) */
+    uint8_t *bw_calls;      /* [op] bit 0: a method call whose result the function differentiates
+                             * (`losses = self.model.calculate_loss(b)` ... `loss.backward()`); bit 1:
+                             * one whose result an environment's step is handed (a policy's) */
     uint8_t *optim_vars;    /* bit 0: zero_grad() is called on the variable, bit 1: step(); both: an
                              * optimizer (a module has no step(), a scheduler no zero_grad()) */
     int depth;

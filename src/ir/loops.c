@@ -769,7 +769,7 @@ static bool df__func_evaluates(const Facts *fx, uint32_t t, int depth)
     const FuncFacts *gf = &fx->funcs[t];
     /* (a method may keep its per-call state on its object: in a loop that never trains, that
      * state feeds no backward either) */
-    if (!gf->analysed || gf->trains || df_mode_off(g->base_mode) || df_func_stores_outside(m, t, true)) return false;
+    if (!gf->analysed || gf->trains || df_mode_off(g->base_mode) || df_func_stores_beyond_args(m, t)) return false;
     bool model = false;
     for (uint32_t i = 0; i < g->ops.len; i++) {
         if (!gf->reached[i]) continue;

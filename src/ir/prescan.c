@@ -99,6 +99,39 @@ static bool df__steps_env(const IrFunc *f, uint32_t op, uint32_t lend, const uin
     return true;
 }
 
+/* The variables call op's result is stored to (directly, or unpacked) right after it, at most
+ * cap into stored; how many. */
+static uint32_t df__call_stores(const IrFunc *f, uint32_t op, uint32_t *stored, uint32_t cap)
+{
+    uint32_t ns = 0;
+    for (uint32_t k = op + 1; k < f->ops.len && k < op + 32 && ns < cap; k++) {
+        const IrOp *s = &f->ops.items[k];
+        if (s->kind == IR_STORE && s->var != IR_NONE &&
+            (s->a == op || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK && f->ops.items[s->a].a == op)))
+            stored[ns++] = s->var;
+    }
+    return ns;
+}
+
+/* Method calls in loops whose result an environment's step is handed (`action =
+ * agent.select_action(state)`, then `env.step(action)`), of a method torch does not define: a
+ * policy's, bit 1 of bw_calls. On a model whose class nothing shows, it runs the model. */
+static void df__prescan_policy_methods(Interp *I)
+{
+    const IrFunc *f = I->f;
+    for (uint32_t i = 0; i < f->ops.len; i++) {
+        const IrOp *o = &f->ops.items[i];
+        uint32_t li = o->kind == IR_CALL ? ir_op_loop(f, i) : IR_NONE;
+        const char *m = li != IR_NONE ? ir_call_method(f, i) : NULL;
+        uint32_t recv = m ? ir_call_receiver(f, i) : IR_NONE;
+        if (recv == IR_NONE || f->ops.items[recv].kind != IR_LOAD || f->ops.items[recv].var == IR_NONE || m[0] == '_' ||
+            api_method_listed(m) || api_method(m).flags || api_method(m).effect != EFF_NONE)
+            continue;
+        uint32_t stored[8], ns = df__call_stores(f, i, stored, ARRAY_LEN(stored));
+        if (ns && df__steps_env(f, i, f->loops.items[li].end, stored, ns, f->ops.items[recv].var)) I->bw_calls[i] |= 2;
+    }
+}
+
 /* In a function that calls backward(): a variable called inside a loop with its own previous
  * result (`out, state = model(x, state)`, `h = rnn(x, h)`, `model.decoder(x, state)` on a
  * parameter) is a recurrent model, even when it is a parameter the function never calls a Module
@@ -141,14 +174,7 @@ static void df__prescan_feedback_calls(Interp *I)
         if (callee->kind == IR_LOAD && f->vars.items[callee->var].is_global && f->vars.items[callee->var].name &&
             df_closure_def(I->fx, f, f->vars.items[callee->var].name) != IR_NONE)
             continue;
-        /* the variables the call's result is stored to (directly, or unpacked) right after it */
-        uint32_t stored[8], ns = 0;
-        for (uint32_t k = i + 1; k < f->ops.len && k < i + 32 && ns < ARRAY_LEN(stored); k++) {
-            const IrOp *s = &f->ops.items[k];
-            if (s->kind == IR_STORE && s->var != IR_NONE &&
-                (s->a == i || (s->a != IR_NONE && f->ops.items[s->a].kind == IR_UNPACK && f->ops.items[s->a].a == i)))
-                stored[ns++] = s->var;
-        }
+        uint32_t stored[8], ns = df__call_stores(f, i, stored, ARRAY_LEN(stored));
         uint32_t ns0 = ns; /* (the direct stores, before what the iteration derives from them) */
         /* the arguments read from variables, and the variables of a tuple argument (`h, c =
          * decoder.step(x, (h, c))`) */
@@ -328,7 +354,7 @@ static void df__prescan_backward_sources(Interp *I)
                 DF_PUSH_WORK(recv); /* a method of the value: out.sum(), scaler.scale(loss) */
                 /* a method gradleak knows nothing of, on an object: `self.model.calculate_loss(b)` */
                 const char *mname = ir_call_method(f, op);
-                if (mname && !api_method(mname).flags && !api_method(mname).effect) I->bw_calls[op] = 1;
+                if (mname && !api_method(mname).flags && !api_method(mname).effect) I->bw_calls[op] |= 1;
             }
             for (uint32_t k = 0; k < o->nargs; k++) {
                 if (f->kw.items[o->args + k]) continue;
@@ -354,8 +380,8 @@ static void df__prescan_backward_sources(Interp *I)
 }
 
 /* Variables bound only to what torch.load returns (or an item of it: `torch.load(path)["model"]`)
- * and to their own moves (`model = model.cuda()`), and called: a pickled model (a tensor or a
- * state dict is not callable). */
+ * and to their own moves (`model = model.cuda()`), and called, or given a method call that torch
+ * does not define: a pickled model (a tensor or a state dict is not callable). */
 static void df__mark_unpickled(Interp *I)
 {
     const IrFunc *f = I->f;
@@ -381,6 +407,13 @@ static void df__mark_unpickled(Interp *I)
         if (o->kind != IR_CALL || o->a == IR_NONE) continue;
         const IrOp *callee = &f->ops.items[o->a];
         if (callee->kind == IR_LOAD && callee->var < nv && state[callee->var] == 1) I->module_vars[callee->var] = 1;
+        /* (or has a method called that neither a tensor nor a dict has: `net.select_action(s)`) */
+        const char *m = ir_call_method(f, i);
+        uint32_t r = m ? ir_call_receiver(f, i) : IR_NONE;
+        const IrOp *ro = r != IR_NONE ? &f->ops.items[r] : NULL;
+        if (ro && ro->kind == IR_LOAD && ro->var < nv && state[ro->var] == 1 && m[0] != '_' && !api_method_listed(m) &&
+            !api_method(m).flags && api_method(m).effect == EFF_NONE)
+            I->module_vars[ro->var] = 1;
     }
     gl_free(state);
 }
@@ -462,7 +495,8 @@ void df_prescan(Interp *I)
         bool no_gradient = grad && grad->kind == IR_CONST && grad->aux == CONST_OTHER && !grad->name;
         if ((fl & M_BACKWARD) && (o->nargs == 0 || no_gradient)) I->backward_vars[var] = 1, I->backward_last[var] = i;
         if (fl & M_BACKWARD) I->backward_vars[var] |= 2;
-        if (fl & (M_MODULE_ONLY | M_STATE)) I->module_vars[var] = 1;
+        /* (a forward given no input is a data layer's, not a module's) */
+        if ((fl & (M_MODULE_ONLY | M_STATE)) && !((fl & M_CALLS_MODEL) && o->nargs == 0)) I->module_vars[var] = 1;
         if (fl & M_ZERO_GRAD) I->ff->calls_zero_grad = 1, I->optim_vars[var] |= 1;
         if (fl & M_STEP) I->optim_vars[var] |= 2;
     }
@@ -483,4 +517,5 @@ void df_prescan(Interp *I)
         df__prescan_feedback_calls(I);
     }
     df__prescan_batch_calls(I);
+    df__prescan_policy_methods(I);
 }

@@ -709,6 +709,17 @@ void cx_expr(Lower *L, const Work *w, Schedule *s)
                 return;
             }
             if (nargs == 1) { sched(s, W_EXPR, args[0], sp, d); return; } /* copy, move, conversion */
+            /* a string built from a literal (`std::string("train")`, its allocator a default
+             * argument): the literal, so `mode == std::string("train")` compares with a constant */
+            if (nargs > 1 && ti.cls != TY_TENSOR &&
+                cx_A->clang_getCursorKind(cx_unwrap(L, args[0])) == CXCursor_StringLiteral) {
+                sched(s, W_EXPR, args[0], sp, d);
+                for (uint32_t i = 1; i < nargs; i++) {
+                    sched(s, W_EXPR, args[i], sp, d);
+                    sched_act(s, A_POP, c, sp, 0, 0);
+                }
+                return;
+            }
             uint32_t vb = L->B.vals.len;
             for (uint32_t i = 0; i < nargs; i++) sched(s, W_EXPR, args[i], sp, d);
             Work x;
