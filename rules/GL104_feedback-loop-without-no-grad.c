@@ -221,6 +221,9 @@ void rule_GL104(RuleCtx *c)
              * autoregressive decoder that forward() uses in training): the caller trains on it */
             if (rule_returns_graph_for_training(c, f)) break;
             if (keeps_rollout_for_update(c, f, l) || cut_periodically(f, l, i)) continue;
+            /* a recurrent model unrolled over the input the function is given is one forward pass,
+             * bounded by the input (a loop calling the function is GL108's) */
+            if (df_loop_unrolls_input(f, li)) continue;
             const char *name = rule_text(c, f, a);
             Diag *d = rule_report(c, o->span, SEV_ERROR,
                                   "the loop at line %u feeds the model's output back into it ('%s') without "

@@ -1059,6 +1059,41 @@ static void df__add_module_attr(ClassFacts *cf, const char *name)
     array_push(&cf->module_attrs, name);
 }
 
+/* The attributes of class c set to what torch.load returns (`self.rnn = torch.load(path)`, moved
+ * or not) and called by a method of the class (`self.rnn(x, h)`): a pickled model, as a
+ * variable so bound and called is (df__mark_unpickled). */
+static void df__unpickled_attrs(const IrModule *m, const IrClass *c, ClassFacts *cf)
+{
+    for (uint32_t k = 0; k < c->methods.len; k++) {
+        const IrFunc *g = m->funcs.items[c->methods.items[k]];
+        uint32_t self = ir_first_param(g);
+        for (uint32_t i = 0; self != IR_NONE && i < g->ops.len; i++) {
+            const IrOp *so = &g->ops.items[i];
+            if (so->kind != IR_SET_ATTR || !so->name || so->a == IR_NONE || so->b == IR_NONE) continue;
+            const IrOp *obj = &g->ops.items[so->a];
+            if (obj->kind != IR_LOAD || obj->var != self) continue;
+            uint32_t v = so->b;
+            for (int d = 0; d < 4 && g->ops.items[v].kind == IR_CALL && api_function(g->ops.items[v].qual) != EFF_UNPICKLE &&
+                            ir_call_method(g, v) && ir_call_receiver(g, v) != IR_NONE;
+                 d++)
+                v = ir_call_receiver(g, v); /* `torch.load(path).to(device)` */
+            if (v == IR_NONE || g->ops.items[v].kind != IR_CALL || api_function(g->ops.items[v].qual) != EFF_UNPICKLE) continue;
+            bool called = false; /* `self.<name>(...)` in some method */
+            for (uint32_t q = 0; q < c->methods.len && !called; q++) {
+                const IrFunc *h = m->funcs.items[c->methods.items[q]];
+                uint32_t hs = ir_first_param(h);
+                for (uint32_t j = 0; hs != IR_NONE && j < h->ops.len && !called; j++) {
+                    const IrOp *co = &h->ops.items[j];
+                    const IrOp *ce = co->kind == IR_CALL && co->a != IR_NONE ? &h->ops.items[co->a] : NULL;
+                    called = ce && ce->kind == IR_ATTR && ce->name && !strcmp(ce->name, so->name) && ce->a != IR_NONE &&
+                             h->ops.items[ce->a].kind == IR_LOAD && h->ops.items[ce->a].var == hs;
+                }
+            }
+            if (called) df__add_module_attr(cf, so->name);
+        }
+    }
+}
+
 /* The attributes of a Module class that __init__ sets from its parameters and forward() calls,
  * itself or in a method of the class it calls, any levels down (`self.net = net` ...
  * `self.net(x)`): the network the model was built around. Each method is scanned once. */
@@ -1152,6 +1187,7 @@ bool df_class_module_attr(Interp *I, uint32_t ci, const char *attr)
             }
         }
         if (c->is_module) df__forward_param_attrs(I->m, c, cf);
+        df__unpickled_attrs(I->m, c, cf);
     }
     for (uint32_t j = 0; j < cf->module_attrs.len; j++)
         if (!strcmp(cf->module_attrs.items[j], attr)) return true;

@@ -250,6 +250,11 @@ bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok);
 /* The same with own_state_ok, and stores into what the caller hands in (`memory.logprobs.append(
  * logp)` on a parameter) not counted either: the caller's loop decides whether that is kept. */
 bool df_func_stores_beyond_args(const IrModule *m, uint32_t fi);
+/* Does loop li of f run over the input f is given: over a parameter's elements (`for x in seq:`)
+ * or its length (`for i in range(seq.size(0)):`), not a count (`range(max_len)`), with the state
+ * it carries ending there (no later loop goes on from a primed state)? A recurrent model unrolled
+ * there is one forward pass, bounded by the input. */
+bool df_loop_unrolls_input(const IrFunc *f, uint32_t li);
 /* Whether function fi runs a model once per call with grad on, trains nothing and keeps nothing
  * (an `_eval_step`, a policy's `pi(x)`, a `predict(batch)` helper), itself or through a helper of
  * the file or of another file: calling it in a loop is evaluating. A method may keep per-call state

@@ -762,6 +762,67 @@ void df_mark_per_step_funcs(const IrModule *m, Facts *fx)
     }
 }
 
+/* The parameter (not self) that op reads, through items and attributes (`seq`, `batch[0]`,
+ * `x.shape`), or IR_NONE. */
+static uint32_t df__param_read(const IrFunc *f, uint32_t op)
+{
+    for (int guard = 0; op != IR_NONE && op < f->ops.len && guard < 8; guard++) {
+        const IrOp *o = &f->ops.items[op];
+        if (o->kind == IR_LOAD) {
+            bool self = f->cls != IR_NONE && o->var == ir_first_param(f);
+            return o->var < f->vars.len && f->vars.items[o->var].is_param && !self ? o->var : IR_NONE;
+        }
+        if (o->kind == IR_ITEM || o->kind == IR_ATTR) op = o->a;
+        else if (o->kind == IR_CALL && ir_call_method(f, op)) op = ir_call_receiver(f, op); /* x.size(0) */
+        else return IR_NONE;
+    }
+    return IR_NONE;
+}
+
+/* Is a variable loop l carries (read in the body before the body stores it: `h` in `out, h =
+ * rnn(x, h)`) read after the loop (a primed state that a generation loop goes on with)? */
+static bool df__carried_state_outlives(const IrFunc *f, const IrLoop *l)
+{
+    uint32_t nv = f->vars.len;
+    uint32_t *first_load = gl_calloc(nv + 1, sizeof *first_load); /* op + 1 */
+    uint8_t *carried = gl_calloc(nv + 1, 1);
+    bool any = false, out = false;
+    for (uint32_t k = l->op + 1; k < l->end && k < f->ops.len; k++) {
+        const IrOp *o = &f->ops.items[k];
+        if (o->var == IR_NONE || o->var >= nv) continue;
+        if (o->kind == IR_LOAD && !first_load[o->var]) first_load[o->var] = k + 1;
+        if (o->kind == IR_STORE && first_load[o->var]) carried[o->var] = 1, any = true;
+    }
+    for (uint32_t k = l->end + 1; any && k < f->ops.len && !out; k++) {
+        const IrOp *o = &f->ops.items[k];
+        out = o->kind == IR_LOAD && o->var != IR_NONE && o->var < nv && carried[o->var];
+    }
+    gl_free(first_load);
+    gl_free(carried);
+    return out;
+}
+
+bool df_loop_unrolls_input(const IrFunc *f, uint32_t li)
+{
+    if (li >= f->loops.len) return false;
+    const IrLoop *l = &f->loops.items[li];
+    if (l->iter == IR_NONE || l->is_comp || l->end == IR_NONE || df__carried_state_outlives(f, l)) return false;
+    const IrOp *it = &f->ops.items[l->iter];
+    /* `for x in seq:` */
+    if (it->kind == IR_LOAD || it->kind == IR_ITEM || it->kind == IR_ATTR) return df__param_read(f, l->iter) != IR_NONE;
+    /* `for i in range(len(seq)):`, `range(seq.size(0))`, `range(seq.size()[0])`, `range(seq.shape[0])` */
+    if (it->kind != IR_CALL || it->nargs != 1 || it->a == IR_NONE) return false;
+    const IrOp *callee = &f->ops.items[it->a];
+    if (callee->kind != IR_LOAD || !callee->name || api_builtin(callee->name) != B_RANGE) return false;
+    uint32_t n = f->args.items[it->args];
+    const IrOp *no = &f->ops.items[n];
+    if (no->kind == IR_CALL && no->nargs == 1 && no->a != IR_NONE && f->ops.items[no->a].kind == IR_LOAD &&
+        f->ops.items[no->a].name && api_builtin(f->ops.items[no->a].name) == B_LEN)
+        return df__param_read(f, f->args.items[no->args]) != IR_NONE;
+    /* (a size read off a parameter: not the parameter itself, an int such as max_len) */
+    return no->kind != IR_LOAD && df__param_read(f, n) != IR_NONE;
+}
+
 static bool df__func_evaluates(const Facts *fx, uint32_t t, int depth)
 {
     const IrModule *m = fx->m;
@@ -781,7 +842,10 @@ static bool df__func_evaluates(const Facts *fx, uint32_t t, int depth)
         uint32_t u = df_call_target(m, fx, g, i);
         const ExternSummary *es = u == IR_NONE ? df_call_extern(fx, g, i) : NULL;
         if (df_is_module_call(fx, g, i) || (es && es->evaluates)) {
-            if (ir_op_loop(g, i) != IR_NONE) return false;
+            /* (but a recurrent model unrolled over the input it is given, `for i in
+             * range(line.size(0)): out, h = rnn(line[i], h)`, is one forward of it) */
+            uint32_t li = ir_op_loop(g, i);
+            if (li != IR_NONE && !(g->loops.items[li].parent == IR_NONE && df_loop_unrolls_input(g, li))) return false;
             model = true;
         } else if (!model && ir_op_loop(g, i) == IR_NONE && u != IR_NONE && u != t && depth < 3 &&
                    df__func_evaluates(fx, u, depth + 1)) {

@@ -132,6 +132,16 @@ static void df__prescan_policy_methods(Interp *I)
     }
 }
 
+/* Is class ci a plain Python class: no base but object, so no Module? */
+static bool df__plain_class(const IrModule *m, uint32_t ci)
+{
+    if (ci == IR_NONE || ci >= m->classes.len) return false;
+    const IrClass *c = m->classes.items[ci];
+    for (uint32_t k = 0; k < c->bases.len; k++)
+        if (strcmp(c->bases.items[k], "object") != 0) return false;
+    return !c->is_module;
+}
+
 /* In a function that calls backward(): a variable called inside a loop with its own previous
  * result (`out, state = model(x, state)`, `h = rnn(x, h)`, `model.decoder(x, state)` on a
  * parameter) is a recurrent model, even when it is a parameter the function never calls a Module
@@ -155,6 +165,12 @@ static void df__prescan_feedback_calls(Interp *I)
                 ir_class_method(I->m, f->cls, base->name) == IR_NONE &&
                 ((base->var < I->nvars && I->module_vars[base->var]) || df_class_module_attr(I, f->cls, base->name)))
                 base = &f->ops.items[base->a], self_var = IR_NONE;
+            /* (or the model a plain helper class holds, called itself: `outs, state =
+             * self.model(x, state)` in a text generator; in a Module, or a class of unknown bases,
+             * `self.cell(x, h)` is a layer its forward unrolls) */
+            else if (base && base->kind == IR_LOAD && self_var != IR_NONE && base->var == self_var && callee->name &&
+                     df__plain_class(I->m, f->cls) && ir_class_method(I->m, f->cls, callee->name) == IR_NONE)
+                self_var = IR_NONE;
             /* (or of a model the module made: `decoder = checkpoint["decoder"]` at the top of an
              * evaluation script; not of an imported module) */
             if (!base || base->kind != IR_LOAD || base->var >= f->vars.len || base->qual ||
@@ -463,15 +479,21 @@ static void df__prescan_batch_calls(Interp *I)
 }
 
 /* Does f call torch (`torch.multinomial`, `F.softmax`), or a tensor method that samples or picks
- * tokens (`.argmax()`, `.topk()`, `.multinomial()`, `.softmax()`)? */
-static bool df__works_on_tensors(const IrFunc *f)
+ * tokens (`.argmax()`, `.topk()`, `.multinomial()`, `.softmax()`)? With m, a method of f's own
+ * class that does counts too (`i = self.sample_token(outs[-1])`), one level down. */
+static bool df__works_on_tensors(const IrModule *m, const IrFunc *f)
 {
     for (uint32_t i = 0; i < f->ops.len; i++) {
         const IrOp *o = &f->ops.items[i];
         if (o->kind != IR_CALL) continue;
         if (api_is_torch(o->qual)) return true;
-        const char *m = ir_call_method(f, i);
-        if (m && (api_method(m).flags & M_PICKS)) return true;
+        const char *mn = ir_call_method(f, i);
+        if (mn && (api_method(mn).flags & M_PICKS)) return true;
+        uint32_t r = mn && m && f->cls != IR_NONE && f->nparams ? ir_call_receiver(f, i) : IR_NONE;
+        uint32_t g = r != IR_NONE && f->ops.items[r].kind == IR_LOAD && f->ops.items[r].var == ir_first_param(f)
+                         ? ir_class_method(m, f->cls, mn)
+                         : IR_NONE;
+        if (g != IR_NONE && g != f->index && df__works_on_tensors(NULL, m->funcs.items[g])) return true;
     }
     return false;
 }
@@ -510,7 +532,7 @@ void df_prescan(Interp *I)
     if (trains || I->ff->returns_loss) {
         df__prescan_feedback_calls(I);
         df__prescan_backward_sources(I);
-    } else if (df__works_on_tensors(f)) {
+    } else if (df__works_on_tensors(I->m, f)) {
         /* a sampling function (`out, h = model(x, h)` with model a parameter) differentiates
          * nothing; a callable fed its own result there is a model when the function calls torch or
          * picks tokens from tensors, not when it iterates plain Python (`x = f(x)`) */
