@@ -230,6 +230,34 @@ typedef struct Frozen {
  * attribute of self frozen in a method of the same class, or a name frozen at module level. A
  * local of another function (`text_encoder` frozen in build_models, loaded again in sampling) is
  * another object. */
+/* Method g froze root and returns it: the attributes `self.A = self.<g>()` of g's class are
+ * frozen roots too ("self.A", for the methods of the class). */
+static void frozen_attrs(RuleCtx *c, Frozen *fz, const IrFunc *g, const char *root)
+{
+    bool returns = false;
+    for (uint32_t i = 0; i < g->ops.len && !returns; i++) {
+        const IrOp *o = &g->ops.items[i];
+        returns = o->kind == IR_RETURN && o->a != IR_NONE && !strcmp(rule_text(c, g, o->a), root);
+    }
+    const IrClass *cl = returns ? c->m->classes.items[g->cls] : NULL;
+    for (uint32_t k = 0; cl && k < cl->methods.len; k++) {
+        const IrFunc *h = c->m->funcs.items[cl->methods.items[k]];
+        uint32_t self = ir_first_param(h);
+        for (uint32_t i = 0; self != IR_NONE && i < h->ops.len; i++) {
+            const IrOp *so = &h->ops.items[i];
+            if (so->kind != IR_SET_ATTR || !so->name || so->a == IR_NONE || so->b == IR_NONE) continue;
+            const IrOp *obj = &h->ops.items[so->a], *val = &h->ops.items[so->b];
+            const char *m = val->kind == IR_CALL ? ir_call_method(h, so->b) : NULL;
+            uint32_t r = m ? ir_call_receiver(h, so->b) : IR_NONE;
+            if (obj->kind != IR_LOAD || obj->var != self || !m || strcmp(m, g->name) != 0 || r == IR_NONE ||
+                h->ops.items[r].kind != IR_LOAD || h->ops.items[r].var != self)
+                continue;
+            array_push(&fz->roots, arena_printf(c->arena, "self.%s", so->name));
+            array_push(&fz->funcs, cl->methods.items[k]);
+        }
+    }
+}
+
 static bool model_frozen(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call)
 {
     if (!fz->done) {
@@ -239,12 +267,19 @@ static bool model_frozen(RuleCtx *c, Frozen *fz, const IrFunc *f, uint32_t call)
             for (uint32_t i = 0; i < g->ops.len; i++) {
                 const char *root = frozen_root(c, g, i);
                 if (root) array_push(&fz->roots, root), array_push(&fz->funcs, fi);
+                /* a method that returns what it froze (`return model` after `for p in
+                 * model.parameters(): p.requires_grad = False`) freezes the attribute its object
+                 * keeps it in (`self.model = self._load_model()`) */
+                if (root && g->cls != IR_NONE) frozen_attrs(c, fz, g, root);
             }
         }
     }
     const char *callee = rule_text(c, f, f->ops.items[call].a);
+    /* (`self.model.get_last_selfattention(x)`: the object the method is called on) */
+    uint32_t recv = ir_call_method(f, call) ? ir_call_receiver(f, call) : IR_NONE;
+    const char *holder = recv != IR_NONE ? rule_text(c, f, recv) : NULL;
     for (uint32_t i = 0; i < fz->roots.len; i++) {
-        if (strcmp(fz->roots.items[i], callee) != 0) continue;
+        if (strcmp(fz->roots.items[i], callee) != 0 && !(holder && !strcmp(fz->roots.items[i], holder))) continue;
         const IrFunc *g = c->m->funcs.items[fz->funcs.items[i]];
         if (g == f || g->index == 0 || (!strncmp(callee, "self.", 5) && g->cls != IR_NONE && g->cls == f->cls))
             return true;
