@@ -55,7 +55,9 @@
  * runs a model comes between. A method called on an object whose class nothing names
  * (`model.predict(user)` with `model` a parameter) is looked up by its name among the classes of
  * the file and of the modules it names (those are read even when the file is linted alone), and
- * trusted when the nearest ones agree; when none defines it and the loop hands it the batch moved
+ * trusted when the nearest ones agree; when none of those defines it, every class of the run that
+ * does must agree (`policy.select_action(state)` in an evaluation helper that imports none of the
+ * agents its callers hand it); when none defines it and the loop hands it the batch moved
  * to a device (`model.greedy_decode(src.cuda(), n)`), a method torch does not define runs the
  * model. An imported function or method that runs a model once per call counts like the file's own, and `with f():` where the file's `f` returns `torch.no_grad()`
  * turns grad off. Methods of a `unittest.TestCase` are left alone: a test's forward on a toy
@@ -63,10 +65,23 @@
  * never names defines, closures over the enclosing function's model, and decorators imported from
  * other files.
  *
- * The phase form: a batch loop that trains only under `if phase == "train":`, inside a loop over a
- * list of string literals that binds `phase` (`for phase in ["train", "val"]:`), runs the other
- * phases as evaluation passes with grad on (the tutorial wraps the loop in
- * `torch.set_grad_enabled(phase == "train")`). Not when the list holds the training phase only.
+ * More of what runs a model: a method of a whole pickled model (`net = torch.load(path)`, or
+ * `self.net = torch.load(path)` called by the class) whose result an environment's step is handed
+ * (`net.select_action(state)`); a function that runs a recurrent model over the one input it is
+ * given (`for i in range(line.size(0)): out, h = rnn(line[i], h)`, its state ending with the
+ * loop) is one forward pass, so a loop calling it per sample evaluates. A function that files what
+ * it sampled into a container its caller hands it (`memory.logprobs.append(...)` in a policy's
+ * `act(state, memory)`) still evaluates: the caller's loop decides whether anything trains on it.
+ * An evaluation step that stores a number into its result (`out["total"] = out["total"].item()`)
+ * keeps nothing. A `forward()` given no input (`blobs = data_layer.forward()`) is a data layer's,
+ * no evidence of a module. A model that a method froze (`p.requires_grad = False` over its
+ * parameters) and returned is frozen in the attribute its object keeps it in.
+ *
+ * The phase form: a batch loop that trains only under `if phase == "train":`, inside a loop that
+ * binds `phase` (`for phase in ["train", "val"]:`, a name bound once to such a list, a parameter, or
+ * a dict of loaders' keys), runs the other phases as evaluation passes with grad on (the tutorial
+ * wraps the loop in `torch.set_grad_enabled(phase == "train")`; in C++, `for (auto &mode : modes)`
+ * with `mode == std::string("train")`). Not when a list of literals holds the training phase only.
  *
  * It also flags the statement form: in a loop that trains, a model call after the iteration's
  * last backward or optimizer step (a per-epoch forward over the whole validation set, a long
