@@ -21,11 +21,12 @@
  * the step's forward (an unrolled model differentiated below) unless it comes after the
  * iteration's last backward (frames rendered once the step is done). Nor a loop that cuts the state it feeds back
  * every few steps (`if (t + 1) % k == 0: h = h.detach()`): the chain is bounded by k steps. Nor a
- * recurrent model unrolled over the input the function is given (`for i in range(line.size(0)):
- * out, h = rnn(line[i], h)`, or `for x in seq:`), its state ending with the loop: that is one
+ * recurrent model unrolled over the length of the input the function is given (`for i in
+ * range(line.size(0)): out, h = rnn(line[i], h)`), its state ending with the loop: that is one
  * forward pass, bounded by the input, and a loop that calls the function per sample is GL108's. A
  * priming loop whose state a generation loop goes on with is flagged; so is a loop over a count
- * (`range(n_chars)`). The model may also be held by a plain helper class (`self.model(x, state)`
+ * (`range(n_chars)`), and one over a parameter's elements (`for x, y in loader:`, a state carried
+ * from batch to batch). The model may also be held by a plain helper class (`self.model(x, state)`
  * in a text generator that is no Module), whose own tensor helpers show the loop works on tensors.
  *
  * ## Why is this bad?

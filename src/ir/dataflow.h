@@ -250,8 +250,8 @@ bool df_func_stores_outside(const IrModule *m, uint32_t fi, bool own_state_ok);
 /* The same with own_state_ok, and stores into what the caller hands in (`memory.logprobs.append(
  * logp)` on a parameter) not counted either: the caller's loop decides whether that is kept. */
 bool df_func_stores_beyond_args(const IrModule *m, uint32_t fi);
-/* Does loop li of f run over the input f is given: over a parameter's elements (`for x in seq:`)
- * or its length (`for i in range(seq.size(0)):`), not a count (`range(max_len)`), with the state
+/* Does loop li of f run over the length of the input f is given (`for i in range(seq.size(0)):`,
+ * `range(len(seq))`), not a count (`range(max_len)`) nor its elements (a loader?), with the state
  * it carries ending there (no later loop goes on from a primed state)? A recurrent model unrolled
  * there is one forward pass, bounded by the input. */
 bool df_loop_unrolls_input(const IrFunc *f, uint32_t li);

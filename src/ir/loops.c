@@ -808,9 +808,9 @@ bool df_loop_unrolls_input(const IrFunc *f, uint32_t li)
     const IrLoop *l = &f->loops.items[li];
     if (l->iter == IR_NONE || l->is_comp || l->end == IR_NONE || df__carried_state_outlives(f, l)) return false;
     const IrOp *it = &f->ops.items[l->iter];
-    /* `for x in seq:` */
-    if (it->kind == IR_LOAD || it->kind == IR_ITEM || it->kind == IR_ATTR) return df__param_read(f, l->iter) != IR_NONE;
-    /* `for i in range(len(seq)):`, `range(seq.size(0))`, `range(seq.size()[0])`, `range(seq.shape[0])` */
+    /* `for i in range(len(seq)):`, `range(seq.size(0))`, `range(seq.size()[0])`, `range(seq.shape[0])`
+     * (not `for x in seq:`, which may as well be a loader: a state carried from batch to batch
+     * chains them all) */
     if (it->kind != IR_CALL || it->nargs != 1 || it->a == IR_NONE) return false;
     const IrOp *callee = &f->ops.items[it->a];
     if (callee->kind != IR_LOAD || !callee->name || api_builtin(callee->name) != B_RANGE) return false;
@@ -845,7 +845,9 @@ static bool df__func_evaluates(const Facts *fx, uint32_t t, int depth)
             /* (but a recurrent model unrolled over the input it is given, `for i in
              * range(line.size(0)): out, h = rnn(line[i], h)`, is one forward of it) */
             uint32_t li = ir_op_loop(g, i);
-            if (li != IR_NONE && !(g->loops.items[li].parent == IR_NONE && df_loop_unrolls_input(g, li))) return false;
+            if (li != IR_NONE && !(g->loops.items[li].parent == IR_NONE && g->loops.items[li].kind == LOOP_FEEDBACK &&
+                                   df_loop_unrolls_input(g, li)))
+                return false;
             model = true;
         } else if (!model && ir_op_loop(g, i) == IR_NONE && u != IR_NONE && u != t && depth < 3 &&
                    df__func_evaluates(fx, u, depth + 1)) {
