@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "engine/project.h"
+#include "ir/api.h"
 
 /* What a file that takes part in a resolution keeps: where it lies, and the summaries others call.
  * The lookup callback of a file linted again gets its place, which leads back to the rest. */
@@ -515,7 +516,9 @@ static const ExternSummary *project__resolve(const ProjPlace *from, const char *
             if (score > best) one = s, best = score, tie = false, *file = pe->file;
             else if (score == best && !project__same_effect(s, one)) tie = true;
         }
-        if (one || tie) return tie ? NULL : one;
+        /* (a name torch's API lists, `model.train()`, `opt.step()`, is an agent's only where the
+         * file names the agent's module: `agent.train()`) */
+        if (one || tie || api_method_listed(name + 1)) return tie ? NULL : one;
         /* none there (`policy.select_action(state)` on a parameter, in an evaluation helper that
          * imports none of the agents its callers hand it): every class of the run that defines
          * it, when they all agree */
